@@ -1,0 +1,6 @@
+base:
+  '*':
+    - common
+  'roles:web':
+    - match: grain
+    - web

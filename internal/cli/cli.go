@@ -1,0 +1,350 @@
+// Package cli is brine's command line: `brine call`, which mirrors
+// salt-call (same flags, same argument typing, same output and return
+// codes).
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"brine/internal/config"
+	"brine/internal/execmod"
+	"brine/internal/fileserver"
+	"brine/internal/grains"
+	"brine/internal/output"
+	"brine/internal/pillar"
+	"brine/internal/value"
+	"brine/internal/yamlload"
+)
+
+// Exit codes of salt-call.
+const (
+	exitOK      = 0
+	exitGeneric = 1
+	exitUsage   = 2
+	exitMissing = 255 // sys.exit(-1) for an unknown function
+)
+
+// Main runs the brine command line with args (without the program name)
+// and returns the process exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "call":
+		return Call(args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprintln(stdout, usage)
+		return exitOK
+	case "version", "--version":
+		fmt.Fprintln(stdout, "brine (salt 3006 compatible)")
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "brine: unknown command %q\n%s\n", args[0], usage)
+	return exitUsage
+}
+
+const usage = `usage: brine call [options] FUNCTION [ARG ...] [KEY=VALUE ...]
+
+brine runs Salt 3006 state trees: "brine call" mirrors salt-call.
+Run "brine call --help" for the options.`
+
+// callFlags are salt-call's options that brine supports.
+type callFlags struct {
+	configDir          string
+	local              bool
+	fileRoots          []string
+	pillarRoots        []string
+	id                 string
+	out                string
+	outIndent          int
+	outFile            string
+	outFileAppend      bool
+	logLevel           string
+	retcodePassthrough bool
+	stateOutput        string
+	stateVerbose       string
+	saltenv            string
+	pillarenv          string
+	forceColor         bool
+	noColor            bool
+	cachedir           string
+	grainsOnly         bool
+}
+
+func newFlagSet(f *callFlags, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("brine call", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SetInterspersed(true)
+	fs.StringVarP(&f.configDir, "config-dir", "c", "/etc/salt", "directory holding the minion config file")
+	fs.BoolVar(&f.local, "local", false, "run without a master (file_client: local)")
+	fs.StringArrayVar(&f.fileRoots, "file-root", nil, "set file_roots base to this directory")
+	fs.StringArrayVar(&f.pillarRoots, "pillar-root", nil, "set pillar_roots base to this directory")
+	fs.StringVar(&f.id, "id", "", "minion id")
+	fs.StringVar(&f.out, "out", "", "outputter: json, yaml, nested, raw, txt, quiet, highstate")
+	fs.StringVar(&f.out, "output", "", "same as --out")
+	fs.IntVar(&f.outIndent, "out-indent", 0, "indentation of the json and yaml outputters (negative: none)")
+	fs.IntVar(&f.outIndent, "output-indent", 0, "same as --out-indent")
+	fs.StringVar(&f.outFile, "out-file", "", "write the output to this file")
+	fs.StringVar(&f.outFile, "output-file", "", "same as --out-file")
+	fs.BoolVar(&f.outFileAppend, "out-file-append", false, "append to --out-file")
+	fs.StringVarP(&f.logLevel, "log-level", "l", "", "console log level: all, garbage, trace, debug, info, warning, error, critical, quiet")
+	fs.BoolVar(&f.retcodePassthrough, "retcode-passthrough", false, "exit with the function's return code")
+	fs.StringVar(&f.stateOutput, "state-output", "", "state_output: full, terse, mixed, changes, ...")
+	fs.StringVar(&f.stateOutput, "state_output", "", "same as --state-output")
+	fs.StringVar(&f.stateVerbose, "state-verbose", "", "state_verbose: True or False")
+	fs.StringVar(&f.stateVerbose, "state_verbose", "", "same as --state-verbose")
+	fs.StringVar(&f.saltenv, "saltenv", "", "salt environment")
+	fs.StringVar(&f.pillarenv, "pillarenv", "", "pillar environment")
+	fs.BoolVar(&f.forceColor, "force-color", false, "force coloured output")
+	fs.BoolVar(&f.forceColor, "force-colour", false, "same as --force-color")
+	fs.BoolVar(&f.noColor, "no-color", false, "disable coloured output")
+	fs.BoolVar(&f.noColor, "no-colour", false, "same as --no-color")
+	fs.StringVar(&f.cachedir, "cachedir", "", "cache directory")
+	fs.BoolVarP(&f.grainsOnly, "grains", "g", false, "print the grains and exit")
+	for _, hidden := range []string{"output", "output-indent", "output-file", "state_output", "state_verbose", "force-colour", "no-colour"} {
+		_ = fs.MarkHidden(hidden)
+	}
+	return fs
+}
+
+// Call runs `brine call`.
+func Call(args []string, stdout, stderr io.Writer) int {
+	var f callFlags
+	fs := newFlagSet(&f, stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	rest := fs.Args()
+	if len(rest) == 0 && !f.grainsOnly {
+		fmt.Fprintln(stderr, "Usage: brine call [options] FUNCTION [ARG ...] [KEY=VALUE ...]\n\nbrine call: error: Requires function, --grains or --doc")
+		return exitUsage
+	}
+
+	overrides := value.NewMap(8)
+	if f.local {
+		overrides.Set("file_client", "local")
+		overrides.Set("local", true)
+	}
+	if f.id != "" {
+		overrides.Set("id", f.id)
+	}
+	if len(f.fileRoots) > 0 {
+		overrides.Set("file_roots", value.MapOf("base", strList(f.fileRoots)))
+	}
+	if len(f.pillarRoots) > 0 {
+		overrides.Set("pillar_roots", value.MapOf("base", strList(f.pillarRoots)))
+	}
+	if f.saltenv != "" {
+		overrides.Set("saltenv", f.saltenv)
+	}
+	if f.pillarenv != "" {
+		overrides.Set("pillarenv", f.pillarenv)
+	}
+	if f.stateOutput != "" {
+		overrides.Set("state_output", f.stateOutput)
+	}
+	switch f.stateVerbose {
+	case "":
+	case "True", "true":
+		overrides.Set("state_verbose", true)
+	case "False", "false":
+		overrides.Set("state_verbose", false)
+	default:
+		overrides.Set("state_verbose", f.stateVerbose)
+	}
+	if f.cachedir != "" {
+		overrides.Set("cachedir", f.cachedir)
+	}
+	if f.retcodePassthrough {
+		overrides.Set("retcode_passthrough", true)
+	}
+	if f.out != "" {
+		overrides.Set("output", f.out)
+	}
+	if fs.Changed("out-indent") || fs.Changed("output-indent") {
+		overrides.Set("output_indent", int64(f.outIndent))
+	}
+	if f.outFile != "" {
+		overrides.Set("output_file", f.outFile)
+	}
+	if f.forceColor {
+		overrides.Set("force_color", true)
+	}
+	if f.noColor {
+		overrides.Set("no_color", true)
+	}
+	if f.logLevel != "" {
+		overrides.Set("log_level", f.logLevel)
+	}
+
+	cfg, err := config.Load(f.configDir, overrides)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitGeneric
+	}
+	setupLogging(cfg.String("log_level"), stderr)
+	if cfg.ID() == "" {
+		host, _ := os.Hostname()
+		cfg.Set("id", host)
+	}
+
+	ctx := execmod.NewContext()
+	ctx.Opts = cfg.Opts()
+	ctx.Grains = grains.Merge(grains.Core(cfg.ID()), cfg.Grains())
+	ctx.Saltenv = cfg.Saltenv()
+	ctx.Pillarenv = cfg.Pillarenv()
+	ctx.Test = cfg.Test()
+	ctx.Files = &execmod.CachedFiles{Src: fileserver.New(cfg.Map("file_roots")), Cachedir: cfg.Cachedir()}
+	ctx.SetService("config", cfg)
+	svc := pillar.Service{Renderers: pillar.Renderers{Salt: ctx.Callable, Services: map[string]any{"execmod": ctx}}}
+	ctx.SetService("pillar", svc)
+
+	p := &printer{cfg: cfg, flags: &f, stdout: stdout, stderr: stderr}
+	if f.grainsOnly {
+		return p.print(value.MapOf("local", ctx.Grains), "", 0)
+	}
+	// salt-call compiles the minion's pillar at start-up; templates and
+	// functions see it as __pillar__.
+	pil, err := svc.Compile(ctx.Opts, ctx.Grains, cfg.ID(), ctx.Saltenv, ctx.Pillarenv, nil, nil)
+	if err != nil {
+		slog.Error(fmt.Sprintf("Pillar failed to compile: %s", err))
+		pil = value.NewMap(0)
+	}
+	ctx.Pillar = pil
+	if err := execmod.RunSetups(ctx); err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitGeneric
+	}
+
+	fun := rest[0]
+	fn, ok := ctx.Lookup(fun)
+	if !ok {
+		msg := ctx.Registry.MissingFunString(fun)
+		if s := ctx.Registry.Suggest(fun); s != "" {
+			msg += fmt.Sprintf(" Did you mean '%s'?", s)
+		}
+		fmt.Fprintln(stderr, msg)
+		return exitMissing
+	}
+	cargs, ckwargs := yamlload.ParseInput(rest[1:], nil)
+	ret, err := fn(ctx, cargs, ckwargs)
+	if err != nil {
+		var inv *execmod.InvocationError
+		if errors.As(err, &inv) {
+			fmt.Fprintln(stderr, inv.Msg)
+			return exitGeneric
+		}
+		fmt.Fprintf(stderr, "Error running '%s': %s\n", fun, err)
+		return exitGeneric
+	}
+	retcode := ctx.Retcode()
+	if retcode == 0 {
+		if m, isMap := ret.(*value.Map); isMap {
+			for _, k := range []string{"result", "success"} {
+				if v, has := m.Get(k); has && !value.Truthy(v) {
+					retcode = exitGeneric
+				}
+			}
+		}
+	}
+	defOut := ""
+	if e := ctx.Registry.Entry(fun); e != nil {
+		defOut = e.Outputter
+	}
+	if rc := p.print(value.MapOf("local", ret), defOut, retcode); rc != 0 {
+		return rc
+	}
+	if f.retcodePassthrough {
+		return retcode
+	}
+	if retcode != 0 {
+		return exitGeneric
+	}
+	return exitOK
+}
+
+func strList(ss []string) *value.List {
+	l := value.NewList()
+	for _, s := range ss {
+		l.Append(s)
+	}
+	return l
+}
+
+type printer struct {
+	cfg    *config.Config
+	flags  *callFlags
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// print displays data as salt.output.display_output does.
+func (p *printer) print(data any, defOut string, retcode int) int {
+	// Salt's get_printout: an explicit --out wins, except --out=highstate,
+	// which defers to the function's own outputter (nested for most).
+	out := defOut
+	if p.flags.out != "" && p.flags.out != "highstate" {
+		out = p.flags.out
+	}
+	if name, ok := output.Default.Resolve(out); !ok {
+		slog.Error(fmt.Sprintf("Invalid outputter %s specified, fall back to nested", out))
+		out = name
+	}
+	color := false
+	switch {
+	case p.flags.forceColor:
+		color = true
+	case p.flags.noColor:
+	default:
+		if f, ok := p.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) && p.flags.outFile == "" {
+			color = true
+		}
+	}
+	o := &output.Options{
+		Opts:      p.cfg.Opts(),
+		Indent:    p.flags.outIndent,
+		HasIndent: p.cfg.Opts().Has("output_indent"),
+		Color:     color,
+		Retcode:   retcode,
+	}
+	text := output.Default.Display(data, out, o)
+	if p.flags.outFile != "" {
+		mode := os.O_CREATE | os.O_WRONLY | os.O_APPEND
+		if !p.flags.outFileAppend {
+			mode |= os.O_TRUNC
+		}
+		fh, err := os.OpenFile(p.flags.outFile, mode, 0o644)
+		if err != nil {
+			fmt.Fprintf(p.stderr, "%s: Access denied: %s\n", p.flags.outFile, err)
+			return exitGeneric
+		}
+		defer fh.Close()
+		if text != "" {
+			if _, err := io.WriteString(fh, text); err != nil {
+				fmt.Fprintln(p.stderr, err)
+				return exitGeneric
+			}
+		}
+		return 0
+	}
+	if _, err := io.WriteString(p.stdout, text); err != nil && !isBrokenPipe(err) {
+		fmt.Fprintln(p.stderr, err)
+		return exitGeneric
+	}
+	return 0
+}
+
+func isBrokenPipe(err error) bool { return strings.Contains(err.Error(), "broken pipe") }

@@ -1,0 +1,147 @@
+package jinja
+
+import (
+	"brine/internal/value"
+)
+
+// Context is the render-time view given to tag extensions, context
+// filters, context tests and ContextCallable globals.
+type Context struct {
+	r   *renderer
+	fr  *frame
+	sc  *scope
+	pos int
+}
+
+// Env returns the environment being rendered with.
+func (c *Context) Env() *Environment { return c.r.env }
+
+// TemplateName returns the name of the template being executed.
+func (c *Context) TemplateName() string { return c.fr.t.name }
+
+// Line returns the line of the statement being executed (tags only).
+func (c *Context) Line() int { return lineOf(c.fr, c.pos) }
+
+// Autoescape reports whether autoescaping is on.
+func (c *Context) Autoescape() bool { return c.r.autoesc }
+
+// Eval evaluates an expression parsed by a tag extension.
+func (c *Context) Eval(x Expr) (any, error) { return c.r.eval(c.fr, c.sc, x) }
+
+// RenderBody renders a body parsed by a tag extension and returns its text.
+func (c *Context) RenderBody(b Body) (string, error) {
+	inner := newScope(c.sc)
+	return c.r.capture(func() error {
+		_, err := c.r.execBody(c.fr, inner, b)
+		return err
+	})
+}
+
+// Write appends text to the output.
+func (c *Context) Write(s string) error { return c.r.write(s) }
+
+// Set assigns a variable in the current scope, as {% set %} does
+// (at the top level it is exported to importers).
+func (c *Context) Set(name string, v any) {
+	_ = c.r.assign(c.fr, c.sc, &nameExpr{Name: name}, v)
+}
+
+// Resolve looks a variable up (locals, render variables, globals).
+func (c *Context) Resolve(name string) (any, bool) {
+	v := c.r.lookupName(c.sc, name)
+	if _, u := v.(*Undefined); u {
+		return nil, false
+	}
+	return v, true
+}
+
+// Vars returns every visible variable, innermost last, as Jinja's
+// context.get_all() (globals first, then render variables, then locals).
+func (c *Context) Vars() *value.Map {
+	m := value.NewMap(len(c.r.env.globals) + 16)
+	for k, v := range c.r.env.globals {
+		m.Set(k, v)
+	}
+	var chain []*scope
+	for s := c.sc; s != nil; s = s.parent {
+		chain = append(chain, s)
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		s := chain[i]
+		if s.vars != nil {
+			m.Update(s.vars)
+		}
+		for j, n := range s.names {
+			m.Set(n, s.vals[j])
+		}
+	}
+	return m
+}
+
+// Call calls a template value (a macro, a global function, a method).
+func (c *Context) Call(fn any, args []any, kwargs *value.Map) (any, error) {
+	return c.r.call(c.fr, c.sc, fn, args, kwargs)
+}
+
+// ApplyFilter applies a registered filter by name.
+func (c *Context) ApplyFilter(name string, v any, args []any, kwargs *value.Map) (any, error) {
+	return c.r.applyFilter(c.fr, c.sc, name, v, args, kwargs)
+}
+
+// ApplyTest applies a registered test by name.
+func (c *Context) ApplyTest(name string, v any, args []any, kwargs *value.Map) (bool, error) {
+	return c.r.applyTest(c.fr, c.sc, name, v, args, kwargs)
+}
+
+// RenderTemplate loads a template (relative to the current one) and
+// renders it, with the current variables if withContext, and returns its
+// output. Salt's import_yaml/import_json/import_text use it.
+func (c *Context) RenderTemplate(name string, withContext bool) (string, error) {
+	t, err := c.r.loadTemplate(c.fr, name)
+	if err != nil {
+		return "", c.r.locate(c.fr, c.pos, err)
+	}
+	if err := c.r.enter(); err != nil {
+		return "", err
+	}
+	defer c.r.leave()
+	var top *scope
+	if withContext {
+		top = newScope(c.sc)
+	} else {
+		top = newScope(nil)
+	}
+	out, err := c.r.capture(func() error {
+		_, err := c.r.runTemplate(t, top, nil)
+		return err
+	})
+	if err != nil {
+		return "", c.r.chainErr(c.fr, c.pos, err)
+	}
+	return out, nil
+}
+
+// Str is Python's str(v) as the template sees it (failing on strict
+// undefined values).
+func (c *Context) Str(v any) (string, error) { return c.r.str(v) }
+
+// Iterate lists the items of an iterable template value.
+func (c *Context) Iterate(v any) ([]any, error) { return c.r.iterate(v) }
+
+// Errorf returns a runtime error located at the current statement.
+func (c *Context) Errorf(typ, format string, args ...any) error {
+	e := newError(KindRuntime, typ, sprintf(format, args...))
+	return c.r.locate(c.fr, c.pos, e)
+}
+
+// IsUndefined reports whether v is an undefined value.
+func IsUndefined(v any) bool { _, ok := v.(*Undefined); return ok }
+
+// UndefinedError returns the error using v raises if v is undefined,
+// or nil.
+func UndefinedError(v any) error {
+	if u, ok := v.(*Undefined); ok {
+		return u.err()
+	}
+	return nil
+}

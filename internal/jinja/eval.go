@@ -1,0 +1,884 @@
+package jinja
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"brine/internal/value"
+)
+
+// scope is one level of variables. The render-vars level keeps them in a
+// *value.Map; other levels in small slices.
+type scope struct {
+	parent *scope
+	names  []string
+	vals   []any
+	vars   *value.Map
+}
+
+func newScope(parent *scope) *scope { return &scope{parent: parent} }
+
+func (s *scope) lookup(name string) (any, bool) {
+	for sc := s; sc != nil; sc = sc.parent {
+		for i, n := range sc.names {
+			if n == name {
+				return sc.vals[i], true
+			}
+		}
+		if sc.vars != nil {
+			if v, ok := sc.vars.Get(name); ok {
+				return v, true
+			}
+		}
+	}
+	return nil, false
+}
+
+func (s *scope) set(name string, v any) {
+	for i, n := range s.names {
+		if n == name {
+			s.vals[i] = v
+			return
+		}
+	}
+	s.names = append(s.names, name)
+	s.vals = append(s.vals, v)
+}
+
+// frame is one template execution (a template and the templates it
+// extends share one frame).
+type frame struct {
+	t        *Template
+	top      *scope
+	exported map[string]bool
+	blocks   map[string][]*blockNode
+	owner    map[*blockNode]*Template
+	parent   *Template // set by extends
+}
+
+// renderer is the state of one render call.
+type renderer struct {
+	env      *Environment
+	out      *strings.Builder
+	written  int
+	depth    int
+	autoesc  bool
+	suppress bool // output after {% extends %} is dropped
+	modules  map[string]*Module
+}
+
+const defaultMaxOutput = 1 << 30
+
+// RenderTo renders the template into b.
+func (t *Template) RenderTo(b *strings.Builder, vars *value.Map) error {
+	r := &renderer{env: t.env, out: b, autoesc: t.env.Autoescape}
+	top := &scope{parent: &scope{vars: vars}}
+	_, err := r.runTemplate(t, top, nil)
+	return err
+}
+
+// runTemplate executes t with top as its top-level scope and returns the
+// frame (for imports).
+func (r *renderer) runTemplate(t *Template, top *scope, chainErr func(*Error)) (*frame, error) {
+	fr := &frame{t: t, top: top}
+	r.addBlocks(fr, t)
+	savedSup := r.suppress
+	_, err := r.execBody(fr, top, t.body)
+	r.suppress = savedSup
+	if err != nil {
+		return fr, err
+	}
+	for fr.parent != nil {
+		p := fr.parent
+		fr.parent = nil
+		fr.t = p
+		r.addBlocks(fr, p)
+		if _, err := r.execBody(fr, top, p.body); err != nil {
+			return fr, err
+		}
+	}
+	return fr, nil
+}
+
+func (r *renderer) addBlocks(fr *frame, t *Template) {
+	if len(t.blocks) == 0 {
+		return
+	}
+	if fr.blocks == nil {
+		fr.blocks = map[string][]*blockNode{}
+		fr.owner = map[*blockNode]*Template{}
+	}
+	for name, b := range t.blocks {
+		fr.blocks[name] = append(fr.blocks[name], b)
+		fr.owner[b] = t
+	}
+}
+
+func (r *renderer) write(s string) error {
+	r.written += len(s)
+	max := r.env.MaxOutput
+	if max <= 0 {
+		max = defaultMaxOutput
+	}
+	if r.written > max {
+		return errRuntime("output too large (more than %d bytes)", max)
+	}
+	if r.suppress {
+		return nil
+	}
+	r.out.WriteString(s)
+	return nil
+}
+
+// capture runs f with output redirected and returns what it wrote.
+func (r *renderer) capture(f func() error) (string, error) {
+	saved, savedSup := r.out, r.suppress
+	var b strings.Builder
+	r.out, r.suppress = &b, false
+	err := f()
+	r.out, r.suppress = saved, savedSup
+	return b.String(), err
+}
+
+func (r *renderer) maxDepth() int {
+	if r.env.MaxDepth > 0 {
+		return r.env.MaxDepth
+	}
+	return 400
+}
+
+func (r *renderer) enter() error {
+	r.depth++
+	if r.depth > r.maxDepth() {
+		r.depth--
+		return newError(KindRuntime, "RecursionError", "maximum recursion depth exceeded")
+	}
+	return nil
+}
+
+func (r *renderer) leave() { r.depth-- }
+
+// locate adds a position to an error that has none yet.
+func (r *renderer) locate(fr *frame, pos int, err error) error {
+	if err == nil {
+		return nil
+	}
+	e := asError(err)
+	if e.Name == "" && e.Line == 0 {
+		fr.t.errAt(pos, e)
+	}
+	return e
+}
+
+func (r *renderer) execBody(fr *frame, sc *scope, body Body) (loopSignal, error) {
+	for _, n := range body {
+		sig, err := r.exec(fr, sc, n)
+		if err != nil {
+			return sigNone, r.locate(fr, n.nodePos(), err)
+		}
+		if sig != sigNone {
+			return sig, nil
+		}
+	}
+	return sigNone, nil
+}
+
+func (r *renderer) exec(fr *frame, sc *scope, n Node) (loopSignal, error) {
+	switch x := n.(type) {
+	case *dataNode:
+		return sigNone, r.write(x.Text)
+	case *printNode:
+		v, err := r.eval(fr, sc, x.X)
+		if err != nil {
+			return sigNone, err
+		}
+		if r.suppress {
+			return sigNone, nil
+		}
+		s, err := r.printable(v)
+		if err != nil {
+			return sigNone, r.locate(fr, x.X.exprPos(), err)
+		}
+		return sigNone, r.write(s)
+	case *ifNode:
+		for i, test := range x.Tests {
+			v, err := r.eval(fr, sc, test)
+			if err != nil {
+				return sigNone, err
+			}
+			ok, err := r.truth(v)
+			if err != nil {
+				return sigNone, r.locate(fr, test.exprPos(), err)
+			}
+			if ok {
+				return r.execBody(fr, sc, x.Bodies[i])
+			}
+		}
+		return r.execBody(fr, sc, x.Else)
+	case *forNode:
+		return sigNone, r.execFor(fr, sc, x)
+	case *setNode:
+		v, err := r.eval(fr, sc, x.X)
+		if err != nil {
+			return sigNone, err
+		}
+		return sigNone, r.assign(fr, sc, x.Target, v)
+	case *setBlockNode:
+		inner := newScope(sc)
+		s, err := r.capture(func() error {
+			_, err := r.execBody(fr, inner, x.Body)
+			return err
+		})
+		if err != nil {
+			return sigNone, err
+		}
+		var v any = s
+		if r.autoesc {
+			v = Markup(s)
+		}
+		if x.Filter != nil {
+			if v, err = r.applyFilterChain(fr, inner, x.Filter, v); err != nil {
+				return sigNone, err
+			}
+		}
+		return sigNone, r.assign(fr, sc, x.Target, v)
+	case *macroNode:
+		m := &Macro{node: x, closure: sc, fr: fr, r: r}
+		sc.set(x.Name, m)
+		if sc == fr.top && !strings.HasPrefix(x.Name, "_") {
+			fr.export(x.Name)
+		}
+		return sigNone, nil
+	case *callBlockNode:
+		caller := &Macro{node: x.Macro, closure: sc, fr: fr, r: r}
+		v, err := r.evalCall(fr, sc, x.Call, caller)
+		if err != nil {
+			return sigNone, err
+		}
+		s, err := r.printable(v)
+		if err != nil {
+			return sigNone, err
+		}
+		return sigNone, r.write(s)
+	case *filterBlockNode:
+		inner := newScope(sc)
+		s, err := r.capture(func() error {
+			_, err := r.execBody(fr, inner, x.Body)
+			return err
+		})
+		if err != nil {
+			return sigNone, err
+		}
+		var v any = s
+		if r.autoesc {
+			v = Markup(s)
+		}
+		v, err = r.applyFilterChain(fr, inner, x.Filter, v)
+		if err != nil {
+			return sigNone, err
+		}
+		out, err := r.printable(v)
+		if err != nil {
+			return sigNone, err
+		}
+		return sigNone, r.write(out)
+	case *withNode:
+		inner := newScope(sc)
+		vals := make([]any, len(x.Values))
+		for i, e := range x.Values {
+			v, err := r.eval(fr, sc, e)
+			if err != nil {
+				return sigNone, err
+			}
+			vals[i] = v
+		}
+		for i, t := range x.Targets {
+			if err := r.assign(fr, inner, t, vals[i]); err != nil {
+				return sigNone, err
+			}
+		}
+		return r.execBody(fr, inner, x.Body)
+	case *doNode:
+		_, err := r.eval(fr, sc, x.X)
+		return sigNone, err
+	case *breakNode:
+		return sigBreak, nil
+	case *continueNode:
+		return sigContinue, nil
+	case *includeNode:
+		return sigNone, r.execInclude(fr, sc, x)
+	case *importNode:
+		m, err := r.importModule(fr, sc, x.Template, x.WithContext, x.P)
+		if err != nil {
+			return sigNone, err
+		}
+		sc.set(x.Target, m)
+		if sc == fr.top {
+			delete(fr.exported, x.Target)
+		}
+		return sigNone, nil
+	case *fromImportNode:
+		m, err := r.importModule(fr, sc, x.Template, x.WithContext, x.P)
+		if err != nil {
+			return sigNone, err
+		}
+		for i, name := range x.Names {
+			v, ok := m.vars.Get(name)
+			if !ok {
+				line, _ := lineCol(fr.t.src, x.P)
+				v = &Undefined{name: name, hint: fmt.Sprintf("the template %s (imported on line %d) does not export the requested name %s", value.Repr(m.name), line, value.Repr(name))}
+			}
+			sc.set(x.Aliases[i], v)
+			if sc == fr.top {
+				delete(fr.exported, x.Aliases[i])
+			}
+		}
+		return sigNone, nil
+	case *extendsNode:
+		if fr.parent != nil {
+			return sigNone, errSyntaxMsg("extended multiple times")
+		}
+		v, err := r.eval(fr, sc, x.Template)
+		if err != nil {
+			return sigNone, err
+		}
+		t, err := r.loadTemplate(fr, v)
+		if err != nil {
+			return sigNone, err
+		}
+		fr.parent = t
+		r.suppress = true
+		return sigNone, nil
+	case *blockNode:
+		if fr.parent != nil {
+			return sigNone, nil
+		}
+		return sigNone, r.renderBlock(fr, sc, x.Name, 0)
+	case *autoescNode:
+		v, err := r.eval(fr, sc, x.X)
+		if err != nil {
+			return sigNone, err
+		}
+		saved := r.autoesc
+		r.autoesc = value.Truthy(v)
+		sig, err := r.execBody(fr, sc, x.Body)
+		r.autoesc = saved
+		return sig, err
+	case *extNode:
+		ctx := &Context{r: r, fr: fr, sc: sc, pos: x.P}
+		return sigNone, x.Tag.Execute(ctx)
+	}
+	return sigNone, errRuntime("unknown node %T", n)
+}
+
+func (fr *frame) export(name string) {
+	if fr.exported == nil {
+		fr.exported = map[string]bool{}
+	}
+	fr.exported[name] = true
+}
+
+// renderBlock renders the i-th definition of block name.
+func (r *renderer) renderBlock(fr *frame, sc *scope, name string, i int) error {
+	chain := fr.blocks[name]
+	if i >= len(chain) {
+		return errRuntime("no block %s", pyQuote(name))
+	}
+	b := chain[i]
+	if b.Required && len(chain) == i+1 {
+		return errRuntime("Required block %s not found", pyQuote(name))
+	}
+	parent := fr.top
+	if b.Scoped {
+		parent = sc
+	}
+	bs := newScope(parent)
+	bs.set("super", value.Func(func(args []any, kw *value.Map) (any, error) {
+		if i+1 >= len(chain) {
+			return nil, errRuntime("there is no parent block called %s.", pyQuote(name))
+		}
+		s, err := r.capture(func() error { return r.renderBlock(fr, sc, name, i+1) })
+		if err != nil {
+			return nil, err
+		}
+		return r.maybeMarkup(s), nil
+	}))
+	owner := fr.owner[b]
+	bfr := fr
+	if owner != fr.t {
+		cp := *fr
+		cp.t = owner
+		cp.parent = nil
+		bfr = &cp
+	}
+	_, err := r.execBody(bfr, bs, b.Body)
+	return err
+}
+
+func (r *renderer) maybeMarkup(s string) any {
+	if r.autoesc {
+		return Markup(s)
+	}
+	return s
+}
+
+// assign binds target to v in sc.
+func (r *renderer) assign(fr *frame, sc *scope, target Expr, v any) error {
+	switch t := target.(type) {
+	case *nameExpr:
+		sc.set(t.Name, v)
+		if sc == fr.top {
+			if strings.HasPrefix(t.Name, "_") {
+				return nil
+			}
+			fr.export(t.Name)
+		}
+		return nil
+	case *tupleExpr:
+		items, err := r.iterate(v)
+		if err != nil {
+			return err
+		}
+		if len(items) != len(t.Items) {
+			if len(items) > len(t.Items) {
+				return errValue("too many values to unpack (expected %d)", len(t.Items))
+			}
+			return errValue("not enough values to unpack (expected %d, got %d)", len(t.Items), len(items))
+		}
+		for i, e := range t.Items {
+			if err := r.assign(fr, sc, e, items[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *nsRefExpr:
+		ns, ok := sc.lookup(t.NS)
+		if !ok {
+			ns, ok = r.env.globals[t.NS]
+		}
+		n, isNS := ns.(*Namespace)
+		if !ok || !isNS {
+			return errRuntime("cannot assign attribute on non-namespace object")
+		}
+		n.attrs.Set(t.Attr, v)
+		return nil
+	}
+	return errRuntime("cannot assign to %T", target)
+}
+
+func (r *renderer) execFor(fr *frame, sc *scope, x *forNode) error {
+	seq, err := r.eval(fr, sc, x.Iter)
+	if err != nil {
+		return err
+	}
+	ls := newScope(sc)
+	var loop *loopObj
+	var run func(seq any, depth int) error
+	run = func(seq any, depth int) error {
+		items, err := r.iterate(seq)
+		if err != nil {
+			return r.locate(fr, x.Iter.exprPos(), err)
+		}
+		if x.Cond != nil {
+			filtered := make([]any, 0, len(items))
+			cs := newScope(sc)
+			for _, it := range items {
+				if err := r.assign(fr, cs, x.Target, it); err != nil {
+					return err
+				}
+				v, err := r.eval(fr, cs, x.Cond)
+				if err != nil {
+					return err
+				}
+				ok, err := r.truth(v)
+				if err != nil {
+					return err
+				}
+				if ok {
+					filtered = append(filtered, it)
+				}
+			}
+			items = filtered
+		}
+		saved := loop
+		loop = &loopObj{items: items, depth0: depth, r: r}
+		if x.Recursive {
+			loop.recurse = func(s any) (any, error) {
+				if err := r.enter(); err != nil {
+					return nil, err
+				}
+				defer r.leave()
+				out, err := r.capture(func() error { return run(s, depth+1) })
+				if err != nil {
+					return nil, err
+				}
+				return r.maybeMarkup(out), nil
+			}
+		}
+		body := ls
+		if x.Recursive {
+			body = newScope(sc)
+		}
+		for i, it := range items {
+			loop.i = i
+			body.set("loop", loop)
+			if err := r.assign(fr, body, x.Target, it); err != nil {
+				return err
+			}
+			sig, err := r.execBody(fr, body, x.Body)
+			if err != nil {
+				return err
+			}
+			if sig == sigBreak {
+				break
+			}
+		}
+		l := len(items)
+		loop = saved
+		if l == 0 && depth == 0 {
+			if _, err := r.execBody(fr, newScope(sc), x.Else); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return run(seq, 0)
+}
+
+// loopObj is the loop variable.
+type loopObj struct {
+	items   []any
+	i       int
+	depth0  int
+	recurse func(any) (any, error)
+	changed bool
+	last    []any
+	r       *renderer
+}
+
+func (l *loopObj) Getattr(name string) (any, bool) {
+	n := len(l.items)
+	switch name {
+	case "index":
+		return int64(l.i + 1), true
+	case "index0":
+		return int64(l.i), true
+	case "revindex":
+		return int64(n - l.i), true
+	case "revindex0":
+		return int64(n - l.i - 1), true
+	case "first":
+		return l.i == 0, true
+	case "last":
+		return l.i == n-1, true
+	case "length":
+		return int64(n), true
+	case "depth":
+		return int64(l.depth0 + 1), true
+	case "depth0":
+		return int64(l.depth0), true
+	case "previtem":
+		if l.i == 0 {
+			return &Undefined{name: "previtem", hint: "there is no previous item"}, true
+		}
+		return l.items[l.i-1], true
+	case "nextitem":
+		if l.i+1 >= n {
+			return &Undefined{name: "nextitem", hint: "there is no next item"}, true
+		}
+		return l.items[l.i+1], true
+	case "cycle":
+		return value.Func(func(args []any, kw *value.Map) (any, error) {
+			if len(args) == 0 {
+				return nil, errType("no items for cycling given")
+			}
+			return args[l.i%len(args)], nil
+		}), true
+	case "changed":
+		return value.Func(func(args []any, kw *value.Map) (any, error) {
+			if l.changed && value.Equal(value.Tuple(l.last), value.Tuple(args)) {
+				return false, nil
+			}
+			l.changed = true
+			l.last = args
+			return true, nil
+		}), true
+	}
+	return nil, false
+}
+
+// Call implements recursive loops: loop(children).
+func (l *loopObj) Call(args []any, kw *value.Map) (any, error) {
+	if l.recurse == nil {
+		return nil, errType("The loop must have the 'recursive' marker to be called recursively.")
+	}
+	if len(args) != 1 {
+		return nil, errType("loop() takes exactly one argument")
+	}
+	return l.recurse(args[0])
+}
+
+func (l *loopObj) Repr() string { return fmt.Sprintf("<LoopContext %d/%d>", l.i+1, len(l.items)) }
+
+func (l *loopObj) objName() string  { return "jinja2.runtime.LoopContext object" }
+func (*loopObj) PyTypeName() string { return "LoopContext" }
+
+// Macro is a template macro (or the caller of a call block).
+type Macro struct {
+	node    *macroNode
+	closure *scope
+	fr      *frame
+	r       *renderer
+}
+
+// Call invokes the macro with Jinja's argument rules.
+func (m *Macro) Call(args []any, kwargs *value.Map) (any, error) {
+	r := m.r
+	n := m.node
+	if err := r.enter(); err != nil {
+		return nil, err
+	}
+	defer r.leave()
+	sc := newScope(m.closure)
+	sc.names = make([]string, 0, len(n.Args)+2)
+	sc.vals = make([]any, 0, len(n.Args)+2)
+	var kw *value.Map
+	if kwargs != nil && kwargs.Len() > 0 {
+		kw = kwargs.Copy()
+	}
+	nargs := len(n.Args)
+	ndef := len(n.Defaults)
+	foundCaller := false
+	for i, name := range n.Args {
+		var v any
+		have := false
+		if i < len(args) {
+			v, have = args[i], true
+		} else if kw != nil {
+			if kv, ok := kw.Delete(name); ok {
+				v, have = kv, true
+			}
+		}
+		if name == "caller" && i >= len(args) {
+			foundCaller = true
+		}
+		if !have {
+			if d := i - (nargs - ndef); d >= 0 {
+				dv, err := r.eval(m.fr, sc, n.Defaults[d])
+				if err != nil {
+					return nil, err
+				}
+				v = dv
+			} else {
+				v = &Undefined{name: name, hint: fmt.Sprintf("parameter %s was not provided", value.Repr(name))}
+			}
+		}
+		sc.names = append(sc.names, name)
+		sc.vals = append(sc.vals, v)
+	}
+	if n.usesCaller && !foundCaller {
+		var caller any
+		if kw != nil {
+			if c, ok := kw.Delete("caller"); ok {
+				caller = c
+			}
+		}
+		if caller == nil {
+			caller = &Undefined{name: "caller", hint: "No caller defined"}
+		}
+		sc.set("caller", caller)
+	}
+	if n.usesKwargs {
+		if kw == nil {
+			kw = value.NewMap(0)
+		}
+		sc.set("kwargs", kw)
+	} else if kw != nil && kw.Len() > 0 {
+		if kw.Has("caller") {
+			return nil, errType("macro %s was invoked with two values for the special caller argument. This is most likely a bug.", value.Repr(n.Name))
+		}
+		return nil, errType("macro %s takes no keyword argument %s", value.Repr(n.Name), value.Repr(kw.Keys()[0]))
+	}
+	if n.usesVarargs {
+		var extra value.Tuple
+		if len(args) > nargs {
+			extra = append(value.Tuple{}, args[nargs:]...)
+		} else {
+			extra = value.Tuple{}
+		}
+		sc.set("varargs", extra)
+	} else if len(args) > nargs {
+		return nil, errType("macro %s takes not more than %d argument(s)", value.Repr(n.Name), nargs)
+	}
+	out, err := r.capture(func() error {
+		_, err := r.execBody(m.fr, sc, n.Body)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r.maybeMarkup(out), nil
+}
+
+// Getattr exposes the macro's introspection attributes.
+func (m *Macro) Getattr(name string) (any, bool) {
+	switch name {
+	case "name":
+		return m.node.Name, true
+	case "arguments":
+		t := make(value.Tuple, len(m.node.Args))
+		for i, a := range m.node.Args {
+			t[i] = a
+		}
+		return t, true
+	case "catch_kwargs":
+		return m.node.usesKwargs, true
+	case "catch_varargs":
+		return m.node.usesVarargs, true
+	case "caller":
+		return m.node.usesCaller, true
+	}
+	return nil, false
+}
+
+// Repr prints the macro as Jinja does.
+func (m *Macro) Repr() string { return "<Macro " + value.Repr(m.node.Name) + ">" }
+
+func (m *Macro) objName() string  { return "jinja2.runtime.Macro object" }
+func (*Macro) PyTypeName() string { return "Macro" }
+
+// loadTemplate resolves a template name value (a string, a list of
+// candidate names, or a Template) relative to the current template.
+func (r *renderer) loadTemplate(fr *frame, v any) (*Template, error) {
+	switch x := v.(type) {
+	case *Template:
+		return x, nil
+	case string:
+		return r.env.GetTemplate(x, fr.t.name)
+	case Markup:
+		return r.env.GetTemplate(string(x), fr.t.name)
+	case *value.List, value.Tuple:
+		items, _ := r.iterate(v)
+		var names []string
+		for _, it := range items {
+			t, err := r.loadTemplate(fr, it)
+			if err == nil {
+				return t, nil
+			}
+			var je *Error
+			if !errors.As(err, &je) || je.Kind != KindNotFound {
+				return nil, err
+			}
+			names = append(names, pyStrOf(it))
+		}
+		return nil, &Error{Kind: KindNotFound, Type: "TemplatesNotFound", Msg: "none of the templates given were found: " + strings.Join(names, ", "), Err: ErrNotFound}
+	case *Undefined:
+		return nil, x.err()
+	}
+	return nil, errType("template name must be a string, got %s", value.TypeName(v))
+}
+
+// chainErr records the current template in an error raised by a nested one.
+func (r *renderer) chainErr(fr *frame, pos int, err error) error {
+	e := asError(err)
+	if e.Name != "" || e.Line != 0 {
+		line, _ := lineCol(fr.t.src, pos)
+		e.Chain = append(e.Chain, Frame{Name: fr.t.name, Line: line})
+		return e
+	}
+	return r.locate(fr, pos, e)
+}
+
+func (r *renderer) execInclude(fr *frame, sc *scope, x *includeNode) error {
+	v, err := r.eval(fr, sc, x.Template)
+	if err != nil {
+		return err
+	}
+	t, err := r.loadTemplate(fr, v)
+	if err != nil {
+		var je *Error
+		if x.IgnoreMissing && errors.As(err, &je) && je.Kind == KindNotFound {
+			return nil
+		}
+		return r.locate(fr, x.P, err)
+	}
+	if err := r.enter(); err != nil {
+		return err
+	}
+	defer r.leave()
+	var top *scope
+	if x.WithContext {
+		top = newScope(sc)
+	} else {
+		top = newScope(r.globalScope(fr))
+	}
+	_, err = r.runTemplate(t, top, nil)
+	if err != nil {
+		return r.chainErr(fr, x.P, err)
+	}
+	return nil
+}
+
+// globalScope is the scope an import or include without context sees: the
+// environment globals only.
+func (r *renderer) globalScope(fr *frame) *scope { return nil }
+
+func (r *renderer) importModule(fr *frame, sc *scope, name Expr, withContext bool, pos int) (*Module, error) {
+	v, err := r.eval(fr, sc, name)
+	if err != nil {
+		return nil, err
+	}
+	t, err := r.loadTemplate(fr, v)
+	if err != nil {
+		return nil, r.locate(fr, pos, err)
+	}
+	if !withContext {
+		if m, ok := r.modules[t.name]; ok {
+			return m, nil
+		}
+	}
+	if err := r.enter(); err != nil {
+		return nil, err
+	}
+	defer r.leave()
+	var top *scope
+	if withContext {
+		top = newScope(sc)
+	} else {
+		top = newScope(nil)
+	}
+	var mfr *frame
+	out, err := r.capture(func() error {
+		var err error
+		mfr, err = r.runTemplate(t, top, nil)
+		return err
+	})
+	if err != nil {
+		return nil, r.chainErr(fr, pos, err)
+	}
+	m := &Module{name: t.name, vars: value.NewMap(len(mfr.exported)), body: out}
+	for i, n := range top.names {
+		if mfr.exported[n] {
+			m.vars.Set(n, top.vals[i])
+		}
+	}
+	if !withContext {
+		if r.modules == nil {
+			r.modules = map[string]*Module{}
+		}
+		r.modules[t.name] = m
+	}
+	return m, nil
+}
+
+// lookupName resolves a variable.
+func (r *renderer) lookupName(sc *scope, name string) any {
+	if v, ok := sc.lookup(name); ok {
+		return v
+	}
+	if v, ok := r.env.globals[name]; ok {
+		return v
+	}
+	return undefinedName(name)
+}

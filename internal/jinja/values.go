@@ -1,0 +1,262 @@
+package jinja
+
+import (
+	"fmt"
+	"strings"
+
+	"brine/internal/pyops"
+	"brine/internal/value"
+)
+
+// Getattrer is implemented by caller-supplied objects that expose
+// attributes to templates (obj.name). ok=false means "no such attribute".
+type Getattrer interface {
+	Getattr(name string) (v any, ok bool)
+}
+
+// Getitemer is implemented by caller-supplied objects that support
+// subscription (obj[key]). ok=false means "no such item".
+type Getitemer interface {
+	Getitem(key any) (v any, ok bool, err error)
+}
+
+// Iterable is implemented by caller-supplied objects that templates may
+// loop over.
+type Iterable interface {
+	Iterate() ([]any, error)
+}
+
+// ContextCallable is a callable that also receives the render context
+// (like Jinja's @pass_context functions).
+type ContextCallable interface {
+	CallContext(ctx *Context, args []any, kwargs *value.Map) (any, error)
+}
+
+// Undefined is the value of a name or attribute that does not exist.
+type Undefined struct {
+	name     any // string, or a key for item lookups
+	obj      any
+	hasObj   bool
+	hint     string
+	security bool
+}
+
+func undefinedName(name string) *Undefined { return &Undefined{name: name} }
+
+func undefinedAttr(obj, name any) *Undefined { return &Undefined{name: name, obj: obj, hasObj: true} }
+
+// Message is Jinja's description of the undefined value.
+func (u *Undefined) Message() string {
+	if u.hint != "" {
+		return u.hint
+	}
+	if !u.hasObj {
+		return fmt.Sprintf("%s is undefined", value.Repr(u.name))
+	}
+	if _, ok := u.name.(string); !ok {
+		return fmt.Sprintf("%s has no element %s", objectTypeRepr(u.obj), value.Repr(u.name))
+	}
+	return fmt.Sprintf("%s has no attribute %s", value.Repr(objectTypeRepr(u.obj)), value.Repr(u.name))
+}
+
+func (u *Undefined) err() *Error {
+	if u.security {
+		return newError(KindSecurity, "SecurityError", u.Message())
+	}
+	return newError(KindUndefined, "UndefinedError", u.Message())
+}
+
+// PyTypeName names the type for pyops error messages.
+func (u *Undefined) PyTypeName() string { return "Undefined" }
+
+// Repr is Python's repr of a Jinja Undefined.
+func (u *Undefined) Repr() string { return "Undefined" }
+
+// PyStr is str(Undefined) in the lenient mode.
+func (u *Undefined) PyStr() string { return "" }
+
+// Truth is bool(Undefined) in the lenient mode.
+func (u *Undefined) Truth() bool { return false }
+
+// objectTypeRepr is Jinja's object_type_repr.
+func objectTypeRepr(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "None"
+	case objNamer:
+		return x.objName()
+	}
+	return pyops.TypeName(v) + " object"
+}
+
+// objNamer is implemented by engine types that print their own
+// "module.Class object" name in undefined messages.
+type objNamer interface{ objName() string }
+
+// Markup is a string that is safe to print without escaping.
+type Markup string
+
+// PyTypeName names the type for pyops error messages.
+func (Markup) PyTypeName() string { return "Markup" }
+
+// Repr is Python's repr(Markup).
+func (m Markup) Repr() string { return "Markup(" + value.QuoteString(string(m)) + ")" }
+
+// PyStr is str(Markup).
+func (m Markup) PyStr() string { return string(m) }
+
+func (Markup) objName() string { return "markupsafe.Markup object" }
+
+// escapeHTML is markupsafe.escape on a plain string.
+func escapeHTML(s string) string {
+	if !strings.ContainsAny(s, "&<>'\"") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '\'':
+			b.WriteString("&#39;")
+		case '"':
+			b.WriteString("&#34;")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// boundMethod is a Python method of a value (d.items, s.split, ...).
+type boundMethod struct {
+	obj  any
+	name string
+}
+
+func (m *boundMethod) Call(args []any, kwargs *value.Map) (any, error) {
+	v, found, err := pyops.CallMethod(m.obj, m.name, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, errType("'%s' object has no attribute '%s'", pyops.TypeName(m.obj), m.name)
+	}
+	return v, nil
+}
+
+func (m *boundMethod) Repr() string {
+	return fmt.Sprintf("<built-in method %s of %s object>", m.name, pyops.TypeName(m.obj))
+}
+
+func (m *boundMethod) PyTypeName() string { return "builtin_function_or_method" }
+
+// Namespace is the object namespace() returns: attributes can be set with
+// {% set ns.attr = ... %}.
+type Namespace struct{ attrs *value.Map }
+
+// Getattr returns an attribute.
+func (n *Namespace) Getattr(name string) (any, bool) { return n.attrs.Get(name) }
+
+// Repr prints the namespace as Jinja does.
+func (n *Namespace) Repr() string {
+	var parts []string
+	n.attrs.Range(func(k, v any) bool {
+		parts = append(parts, value.Str(k)+"="+value.Repr(v))
+		return true
+	})
+	return "<Namespace {" + strings.Join(parts, ", ") + "}>"
+}
+
+func (n *Namespace) objName() string  { return "jinja2.utils.Namespace object" }
+func (*Namespace) PyTypeName() string { return "Namespace" }
+
+// Module is an imported template: its exported top-level names.
+type Module struct {
+	name string
+	vars *value.Map
+	body string
+}
+
+// Getattr returns an exported name.
+func (m *Module) Getattr(name string) (any, bool) { return m.vars.Get(name) }
+
+// Repr prints the module as Jinja does.
+func (m *Module) Repr() string {
+	if m.name == "" {
+		return "<template module memory>"
+	}
+	return "<template module " + value.Repr(m.name) + ">"
+}
+
+// PyStr is the module's rendered output.
+func (m *Module) PyStr() string { return m.body }
+
+func (m *Module) objName() string  { return "jinja2.environment.TemplateModule object" }
+func (*Module) PyTypeName() string { return "TemplateModule" }
+
+// Cycler is the object cycler() returns.
+type Cycler struct {
+	items []any
+	pos   int
+}
+
+// Getattr exposes current, next and reset.
+func (c *Cycler) Getattr(name string) (any, bool) {
+	switch name {
+	case "current":
+		return c.items[c.pos], true
+	case "next":
+		return value.Func(func(args []any, kw *value.Map) (any, error) {
+			v := c.items[c.pos]
+			c.pos = (c.pos + 1) % len(c.items)
+			return v, nil
+		}), true
+	case "reset":
+		return value.Func(func(args []any, kw *value.Map) (any, error) {
+			c.pos = 0
+			return nil, nil
+		}), true
+	case "items":
+		return value.NewList(c.items...), true
+	}
+	return nil, false
+}
+
+func (c *Cycler) objName() string  { return "jinja2.utils.Cycler object" }
+func (*Cycler) PyTypeName() string { return "Cycler" }
+
+// Joiner is the object joiner() returns.
+type Joiner struct {
+	sep   any
+	begun bool
+}
+
+// Call returns "" the first time and the separator afterwards.
+func (j *Joiner) Call(args []any, kw *value.Map) (any, error) {
+	if !j.begun {
+		j.begun = true
+		return "", nil
+	}
+	return j.sep, nil
+}
+
+func (*Joiner) PyTypeName() string { return "Joiner" }
+
+// pyStrOf is Python's str() for any template value (no undefined checks).
+func pyStrOf(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case Markup:
+		return string(x)
+	}
+	return value.Str(v)
+}
+
+// quoteRepr is repr() of a str.
+func quoteRepr(s string) string { return value.QuoteString(s) }

@@ -1,0 +1,106 @@
+package match
+
+import (
+	"net/netip"
+	"strings"
+
+	"brine/internal/value"
+)
+
+// ipcidrMatch matches an address (exact membership in the ipv4/ipv6 grain)
+// or a network (any grain address inside it). An invalid target never
+// matches.
+func ipcidrMatch(c *Context, tgt any, _ string) bool {
+	s, ok := tgt.(string)
+	if !ok {
+		return false
+	}
+	var grain any
+	var isAddr bool
+	var addr netip.Addr
+	var pfx netip.Prefix
+	if a, err := netip.ParseAddr(s); err == nil && a.Zone() == "" {
+		addr, isAddr = a, true
+	} else {
+		p, err := parseNetwork(s)
+		if err != nil {
+			return false
+		}
+		pfx = p
+	}
+	proto := "ipv4"
+	if (isAddr && addr.Is6()) || (!isAddr && pfx.Addr().Is6()) {
+		proto = "ipv6"
+	}
+	if c.Grains == nil {
+		return false
+	}
+	grain, ok = c.Grains.Get(proto)
+	if !ok {
+		return false
+	}
+	if isAddr {
+		want := addr.String()
+		switch g := grain.(type) {
+		case *value.List:
+			for _, e := range g.Items {
+				if value.Equal(e, want) {
+					return true
+				}
+			}
+			return false
+		case string:
+			return strings.Contains(g, want)
+		}
+		return false
+	}
+	var addrs []any
+	switch g := grain.(type) {
+	case *value.List:
+		addrs = g.Items
+	case value.Tuple:
+		addrs = g
+	default:
+		addrs = []any{g}
+	}
+	for _, e := range addrs {
+		es, ok := e.(string)
+		if !ok {
+			continue
+		}
+		a, err := netip.ParseAddr(es)
+		if err != nil {
+			continue
+		}
+		if pfx.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseNetwork is Python's ipaddress.ip_network with strict=True: host bits
+// must be zero; a bare address is a /32 (or /128).
+func parseNetwork(s string) (netip.Prefix, error) {
+	if !strings.Contains(s, "/") {
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			return netip.Prefix{}, err
+		}
+		return netip.PrefixFrom(a, a.BitLen()), nil
+	}
+	p, err := netip.ParsePrefix(s)
+	if err != nil {
+		return p, err
+	}
+	if p.Masked() != p {
+		return p, errHostBits
+	}
+	return p, nil
+}
+
+type hostBitsError struct{}
+
+func (hostBitsError) Error() string { return "has host bits set" }
+
+var errHostBits error = hostBitsError{}

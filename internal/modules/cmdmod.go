@@ -1,0 +1,679 @@
+package modules
+
+// cmdmod.go is salt/modules/cmdmod.py: cmd.run, cmd.run_all, cmd.retcode,
+// cmd.shell, cmd.run_stdout, cmd.run_stderr, cmd.script, cmd.script_retcode,
+// cmd.which, cmd.has_exec.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"brine/internal/execmod"
+	"brine/internal/value"
+)
+
+// cmdParams are the keyword parameters shared by the cmd.run family, in
+// Salt's signature order.
+var cmdParams = []execmod.Param{
+	execmod.Req("cmd"),
+	execmod.Opt("cwd", nil),
+	execmod.Opt("stdin", nil),
+	execmod.Opt("runas", nil),
+	execmod.Opt("group", nil),
+	execmod.Opt("shell", nil),
+	execmod.Opt("python_shell", nil),
+	execmod.Opt("env", nil),
+	execmod.Opt("clean_env", false),
+	execmod.Opt("template", nil),
+	execmod.Opt("rstrip", true),
+	execmod.Opt("umask", nil),
+	execmod.Opt("output_encoding", nil),
+	execmod.Opt("output_loglevel", "debug"),
+	execmod.Opt("log_callback", nil),
+	execmod.Opt("hide_output", false),
+	execmod.Opt("timeout", nil),
+	execmod.Opt("reset_system_locale", true),
+	execmod.Opt("ignore_retcode", false),
+	execmod.Opt("saltenv", nil),
+	execmod.Opt("use_vt", false),
+	execmod.Opt("redirect_stderr", false),
+	execmod.Opt("password", nil),
+	execmod.Opt("prepend_path", nil),
+	execmod.Opt("success_retcodes", nil),
+	execmod.Opt("success_stdout", nil),
+	execmod.Opt("success_stderr", nil),
+	execmod.Opt("root", nil),
+}
+
+// cmdReq is one command to run, decoded from the bound parameters.
+type cmdReq struct {
+	cmd           string
+	cwd           string
+	stdin         *string
+	runas         string
+	group         string
+	shell         string
+	pythonShell   bool
+	env           *value.Map
+	cleanEnv      bool
+	rstrip        bool
+	umask         *int
+	timeout       time.Duration
+	resetLocale   bool
+	ignoreRetcode bool
+	redirect      bool
+	prependPath   string
+	successRC     []int64
+	successOut    []string
+	successErr    []string
+	hideOutput    bool
+}
+
+func bindCmd(ctx *execmod.Context, fun string, args []any, kwargs *value.Map, redirect bool, pyShellDefault bool) (*cmdReq, error) {
+	vals, _, err := execmod.Bind(fun, args, kwargs, cmdParams...)
+	if err != nil {
+		return nil, err
+	}
+	v := map[string]any{}
+	for i, p := range cmdParams {
+		v[p.Name] = vals[i]
+	}
+	r := &cmdReq{
+		cmd:           execmod.String(v["cmd"]),
+		cwd:           execmod.String(v["cwd"]),
+		runas:         execmod.String(v["runas"]),
+		group:         execmod.String(v["group"]),
+		shell:         execmod.String(v["shell"]),
+		cleanEnv:      value.Truthy(v["clean_env"]),
+		rstrip:        value.Truthy(v["rstrip"]),
+		resetLocale:   value.Truthy(v["reset_system_locale"]),
+		ignoreRetcode: value.Truthy(v["ignore_retcode"]),
+		redirect:      redirect,
+		prependPath:   execmod.String(v["prepend_path"]),
+		hideOutput:    value.Truthy(v["hide_output"]),
+	}
+	if fun != "cmd.run" && fun != "cmd.shell" {
+		r.redirect = value.Truthy(v["redirect_stderr"])
+	}
+	if s := v["stdin"]; s != nil {
+		str := execmod.String(s)
+		r.stdin = &str
+	}
+	switch ps := v["python_shell"].(type) {
+	case nil:
+		r.pythonShell = pyShellDefault
+	default:
+		r.pythonShell = value.Truthy(ps)
+	}
+	if r.shell == "" {
+		r.shell = defaultShell(ctx)
+	}
+	switch e := v["env"].(type) {
+	case *value.Map:
+		r.env = e
+	case *value.List:
+		r.env = value.NewMap(len(e.Items))
+		for _, it := range e.Items {
+			if m, ok := it.(*value.Map); ok {
+				r.env.Update(m)
+			}
+		}
+	}
+	if u := v["umask"]; u != nil {
+		s := strings.TrimLeft(execmod.String(u), "0")
+		if s == "" {
+			return nil, execmod.Errorf("Zero umask is not allowed.")
+		}
+		n, err := strconv.ParseInt(s, 8, 32)
+		if err != nil {
+			return nil, execmod.Errorf("Invalid umask: '%s'", execmod.String(u))
+		}
+		m := int(n)
+		r.umask = &m
+	}
+	if t := v["timeout"]; t != nil {
+		r.timeout = time.Duration(value.ToFloat(t) * float64(time.Second))
+	}
+	if sr := v["success_retcodes"]; sr != nil {
+		for _, x := range splitInput(sr) {
+			n, err := strconv.ParseInt(strings.TrimSpace(execmod.String(x)), 10, 64)
+			if err != nil {
+				return nil, &execmod.InvocationError{Msg: "success_retcodes must be a list of integers"}
+			}
+			r.successRC = append(r.successRC, n)
+		}
+	}
+	for _, x := range splitInput(v["success_stdout"]) {
+		r.successOut = append(r.successOut, execmod.String(x))
+	}
+	for _, x := range splitInput(v["success_stderr"]) {
+		r.successErr = append(r.successErr, execmod.String(x))
+	}
+	return r, nil
+}
+
+// splitInput is salt.utils.args.split_input: a list as is, anything else
+// split on commas.
+func splitInput(v any) []any {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case *value.List:
+		return x.Items
+	case string:
+		var out []any
+		for _, p := range strings.Split(x, ",") {
+			out = append(out, strings.TrimSpace(p))
+		}
+		return out
+	}
+	return []any{v}
+}
+
+func defaultShell(ctx *execmod.Context) string {
+	if ctx != nil && ctx.Grains != nil {
+		if s, ok := ctx.Grains.Get("shell"); ok {
+			if str, ok := s.(string); ok && str != "" {
+				return str
+			}
+		}
+	}
+	if s := os.Getenv("SHELL"); s != "" {
+		return s
+	}
+	return "/bin/sh"
+}
+
+var umaskMu sync.Mutex
+
+var localeVars = []string{
+	"LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE", "LC_MONETARY", "LC_MESSAGES",
+	"LC_PAPER", "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE", "LC_MEASUREMENT",
+	"LC_IDENTIFICATION", "LANGUAGE",
+}
+
+// runCmd is cmdmod._run: it returns {pid, retcode, stdout, stderr}.
+func runCmd(ctx *execmod.Context, r *cmdReq) (*value.Map, error) {
+	var cred *syscall.Credential
+	var home string
+	var runasUser *user.User
+	if r.runas != "" {
+		u, err := user.Lookup(r.runas)
+		if err != nil {
+			return nil, execmod.Errorf("User '%s' is not available", r.runas)
+		}
+		runasUser = u
+		home = u.HomeDir
+		uid, _ := strconv.ParseUint(u.Uid, 10, 32)
+		gid, _ := strconv.ParseUint(u.Gid, 10, 32)
+		if cur, err := user.Current(); err != nil || cur.Uid != u.Uid {
+			cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+		}
+	} else if h, err := os.UserHomeDir(); err == nil {
+		home = h
+	}
+	if r.group != "" {
+		g, err := user.LookupGroup(r.group)
+		if err != nil {
+			return nil, execmod.Errorf("Group '%s' is not available", r.group)
+		}
+		gid, _ := strconv.ParseUint(g.Gid, 10, 32)
+		if cred == nil {
+			cred = &syscall.Credential{Uid: uint32(os.Getuid())}
+		}
+		cred.Gid = uint32(gid)
+	}
+	cwd := r.cwd
+	if cwd == "" {
+		cwd = home
+		if cwd == "" || syscall.Access(cwd, 4) != nil {
+			cwd = "/"
+		}
+	}
+	if r.pythonShell {
+		if st, err := os.Stat(r.shell); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			return nil, execmod.Errorf("The shell %s is not available", r.shell)
+		}
+	}
+	env := map[string]string{}
+	var envOrder []string
+	setEnv := func(k, v string) {
+		if _, ok := env[k]; !ok {
+			envOrder = append(envOrder, k)
+		}
+		env[k] = v
+	}
+	if !r.cleanEnv {
+		for _, kv := range os.Environ() {
+			k, v, _ := strings.Cut(kv, "=")
+			setEnv(k, v)
+		}
+	}
+	if runasUser != nil {
+		setEnv("USER", runasUser.Username)
+		setEnv("LOGNAME", runasUser.Username)
+		setEnv("HOME", runasUser.HomeDir)
+	}
+	userEnv := map[string]bool{}
+	if r.env != nil {
+		r.env.Range(func(k, v any) bool {
+			ks := execmod.String(k)
+			userEnv[ks] = true
+			if v == nil {
+				setEnv(ks, "")
+			} else {
+				setEnv(ks, execmod.String(v))
+			}
+			return true
+		})
+	}
+	if r.resetLocale {
+		for _, k := range localeVars {
+			if !userEnv[k] {
+				setEnv(k, "C")
+			}
+		}
+	}
+	if r.prependPath != "" {
+		setEnv("PATH", r.prependPath+":"+env["PATH"])
+	}
+	if !userEnv["NOTIFY_SOCKET"] {
+		delete(env, "NOTIFY_SOCKET")
+	}
+	if !filepath.IsAbs(cwd) {
+		return nil, execmod.Errorf("Specified cwd '%s' either not absolute or does not exist", cwd)
+	}
+	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+		return nil, execmod.Errorf("Specified cwd '%s' either not absolute or does not exist", cwd)
+	}
+	var argv []string
+	if r.pythonShell {
+		argv = []string{r.shell, "-c", r.cmd}
+	} else {
+		var err error
+		argv, err = shlexSplit(r.cmd)
+		if err != nil || len(argv) == 0 {
+			return nil, execmod.Errorf("Unable to run command '%s' with the context '%s', reason: %v", r.cmd, cwd, err)
+		}
+	}
+	runCtx := context.Background()
+	var cancel context.CancelFunc
+	if r.timeout > 0 {
+		runCtx, cancel = context.WithTimeout(runCtx, r.timeout)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
+	if r.pythonShell {
+		cmd.Path = r.shell
+	} else if lp, err := exec.LookPath(argv[0]); err == nil {
+		cmd.Path = lp
+	} else {
+		return nil, execmod.Errorf("Unable to run command '%s' with the context '%s', reason: [Errno 2] No such file or directory: '%s'", r.cmd, cwd, argv[0])
+	}
+	cmd.Dir = cwd
+	cmd.Env = make([]string, 0, len(envOrder))
+	for _, k := range envOrder {
+		if v, ok := env[k]; ok {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
+	if cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
+	if r.stdin != nil {
+		cmd.Stdin = strings.NewReader(*r.stdin)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	if r.redirect {
+		cmd.Stderr = &stdout
+	} else {
+		cmd.Stderr = &stderr
+	}
+	var err error
+	if r.umask != nil {
+		umaskMu.Lock()
+		old := syscall.Umask(*r.umask)
+		err = cmd.Start()
+		syscall.Umask(old)
+		umaskMu.Unlock()
+	} else {
+		err = cmd.Start()
+	}
+	if err != nil {
+		return nil, execmod.Errorf("Unable to run command '%s' with the context '%s', reason: %v", r.cmd, cwd, err)
+	}
+	err = cmd.Wait()
+	ret := value.NewMap(4)
+	ret.Set("pid", int64(cmd.Process.Pid))
+	if runCtx.Err() == context.DeadlineExceeded {
+		ret.Set("stdout", fmt.Sprintf("Timed out after %s seconds", value.Str(r.timeout.Seconds())))
+		ret.Set("stderr", "")
+		ret.Set("retcode", int64(1))
+		setRetcode(ctx, r, 1)
+		return ret, nil
+	}
+	rc := int64(0)
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			rc = -int64(ws.Signal())
+		} else {
+			rc = int64(exitErr.ExitCode())
+		}
+	} else if err != nil {
+		return nil, execmod.Errorf("%v", err)
+	}
+	out, errOut := decodeOutput(stdout.Bytes()), decodeOutput(stderr.Bytes())
+	if r.rstrip {
+		out = strings.TrimRight(out, " \t\n\r\v\f")
+		errOut = strings.TrimRight(errOut, " \t\n\r\v\f")
+	}
+	if len(r.successRC) == 0 {
+		r.successRC = []int64{0}
+	}
+	for _, s := range r.successRC {
+		if rc == s {
+			rc = 0
+		}
+	}
+	ret.Set("retcode", rc)
+	ret.Set("stdout", out)
+	ret.Set("stderr", errOut)
+	for _, s := range r.successOut {
+		if strings.Contains(out, s) {
+			ret.Set("retcode", int64(0))
+		}
+	}
+	for _, s := range r.successErr {
+		if strings.Contains(errOut, s) {
+			ret.Set("retcode", int64(0))
+		}
+	}
+	rcv, _ := ret.Get("retcode")
+	setRetcode(ctx, r, int(rcv.(int64)))
+	if r.hideOutput {
+		ret.Set("stdout", "")
+		ret.Set("stderr", "")
+	}
+	return ret, nil
+}
+
+func setRetcode(ctx *execmod.Context, r *cmdReq, rc int) {
+	if ctx == nil {
+		return
+	}
+	if r.ignoreRetcode {
+		ctx.SetRetcode(0)
+	} else {
+		ctx.SetRetcode(rc)
+	}
+}
+
+// decodeOutput turns process output into text, replacing invalid UTF-8 as
+// Python's errors="replace" does.
+func decodeOutput(b []byte) string {
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+// shlexSplit is Python's shlex.split in POSIX mode.
+func shlexSplit(s string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\':
+			if i+1 < len(s) {
+				i++
+				cur.WriteByte(s[i])
+			}
+			inWord = true
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, errors.New("No closing quotation")
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\\\"$`\n", s[i+1]) >= 0 {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, errors.New("No closing quotation")
+			}
+			inWord = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '#' && !inWord:
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out, nil
+}
+
+func cmdFunc(fun string, redirect, pyShell bool, result func(ret *value.Map) any) execmod.Func {
+	return func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+		def := pyShell
+		if kwargs.Has("__pub_jid") {
+			def = true
+		}
+		r, err := bindCmd(ctx, fun, args, kwargs, redirect, def)
+		if err != nil {
+			return nil, err
+		}
+		ret, err := runCmd(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		return result(ret), nil
+	}
+}
+
+func init() {
+	get := func(k string) func(*value.Map) any {
+		return func(m *value.Map) any { v, _ := m.Get(k); return v }
+	}
+	execmod.Register("cmd.run", cmdFunc("cmd.run", true, true, get("stdout")),
+		"Execute the passed command and return the output as a string.")
+	execmod.Register("cmd.shell", cmdFunc("cmd.shell", true, true, get("stdout")),
+		"Execute the passed command in a shell and return the output as a string.")
+	execmod.Register("cmd.run_stdout", cmdFunc("cmd.run_stdout", false, true, get("stdout")),
+		"Execute a command and return only its standard output.")
+	execmod.Register("cmd.run_stderr", cmdFunc("cmd.run_stderr", false, true, get("stderr")),
+		"Execute a command and return only its standard error.")
+	execmod.Register("cmd.run_all", cmdFunc("cmd.run_all", false, true, func(m *value.Map) any { return m }),
+		"Execute the passed command and return a dict of pid, retcode, stdout and stderr.")
+	execmod.Register("cmd.retcode", cmdFunc("cmd.retcode", false, true, get("retcode")),
+		"Execute a shell command and return the command's return code.")
+	execmod.Register("cmd.which", func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+		vals, _, err := execmod.Bind("cmd.which", args, kwargs, execmod.Req("cmd"))
+		if err != nil {
+			return nil, err
+		}
+		p, err := exec.LookPath(execmod.String(vals[0]))
+		if err != nil {
+			return nil, nil
+		}
+		return p, nil
+	}, "Returns the path of an executable, or None.")
+	execmod.Register("cmd.has_exec", func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+		vals, _, err := execmod.Bind("cmd.has_exec", args, kwargs, execmod.Req("cmd"))
+		if err != nil {
+			return nil, err
+		}
+		_, err = exec.LookPath(execmod.String(vals[0]))
+		return err == nil, nil
+	}, "Returns true if the executable is available on the minion.")
+}
+
+// fetchSource returns the content of a salt:// URL or local path, or
+// ok=false when it cannot be read (Salt's cp.cache_file returning False).
+func fetchSource(ctx *execmod.Context, source, saltenv string) ([]byte, bool) {
+	if rest, ok := strings.CutPrefix(source, "salt://"); ok {
+		if ctx == nil || ctx.Files == nil {
+			return nil, false
+		}
+		env := saltenv
+		if p, q, found := strings.Cut(rest, "?saltenv="); found {
+			rest, env = p, q
+		}
+		data, _, err := ctx.Files.ReadFile(env, rest)
+		if err != nil {
+			return nil, false
+		}
+		return data, true
+	}
+	data, err := os.ReadFile(strings.TrimPrefix(source, "file://"))
+	if err != nil {
+		return nil, false
+	}
+	return data, true
+}
+
+// cmdScript is cmd.script: fetch the script, write it to a temporary
+// file, run it with args.
+func cmdScript(ctx *execmod.Context, args []any, kwargs *value.Map, retcodeOnly bool) (any, error) {
+	params := append([]execmod.Param{execmod.Req("source"), execmod.Opt("args", nil)}, cmdParams[1:]...)
+	vals, rest, err := execmod.Bind("cmd.script", args, kwargs, params...)
+	if err != nil {
+		return nil, err
+	}
+	v := map[string]any{}
+	for i, p := range params {
+		v[p.Name] = vals[i]
+	}
+	source := execmod.String(v["source"])
+	saltenv := execmod.String(v["saltenv"])
+	if saltenv == "" {
+		saltenv = ctx.SaltenvOr("base")
+	}
+	cacheError := func() any {
+		if retcodeOnly {
+			return int64(1)
+		}
+		return value.MapOf("pid", int64(0), "retcode", int64(1), "stdout", "", "stderr", "", "cache_error", true)
+	}
+	if value.Truthy(v["template"]) {
+		if _, ok := ctx.Lookup("cp.get_template_str"); !ok {
+			return cacheError(), nil
+		}
+	}
+	data, ok := fetchSource(ctx, source, saltenv)
+	if !ok {
+		return cacheError(), nil
+	}
+	if value.Truthy(v["template"]) {
+		kw := value.MapOf("template", v["template"], "saltenv", saltenv)
+		if c, ok := rest.Get("context"); ok {
+			kw.Set("context", c)
+		}
+		out, err := ctx.Call("cp.get_template_str", []any{source}, kw)
+		if err != nil || out == nil || out == false {
+			return cacheError(), nil
+		}
+		data = []byte(execmod.String(out))
+	}
+	dir := execmod.String(v["cwd"])
+	ext := filepath.Ext(strings.SplitN(source, "?", 2)[0])
+	f, err := os.CreateTemp(dir, "__salt.tmp.*"+ext)
+	if err != nil {
+		return nil, execmod.Errorf("%v", err)
+	}
+	path := f.Name()
+	defer os.Remove(path)
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		return nil, execmod.Errorf("Unable to write script %s", path)
+	}
+	if err := os.Chmod(path, 0o500); err != nil {
+		return nil, execmod.Errorf("%v", err)
+	}
+	if runas := execmod.String(v["runas"]); runas != "" {
+		if u, err := user.Lookup(runas); err == nil {
+			uid, _ := strconv.Atoi(u.Uid)
+			_ = os.Chown(path, uid, -1)
+		}
+	}
+	cmdline := shellQuote(path)
+	if a := v["args"]; value.Truthy(a) {
+		cmdline += " " + execmod.String(a)
+	}
+	kw := kwargs.Copy()
+	kw.Delete("source")
+	kw.Delete("args")
+	kw.Delete("template")
+	kw.Delete("context")
+	kw.Delete("__env__")
+	r, err := bindCmd(ctx, "cmd.script", []any{cmdline}, kw, false, true)
+	if err != nil {
+		return nil, err
+	}
+	ret, err := runCmd(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if retcodeOnly {
+		rc, _ := ret.Get("retcode")
+		return rc, nil
+	}
+	return ret, nil
+}
+
+// shellQuote is Python's shlex.quote.
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./-_", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
+}
+
+func init() {
+	execmod.Register("cmd.script", func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+		return cmdScript(ctx, args, kwargs, false)
+	}, "Download a script from a remote location and execute it locally.")
+	execmod.Register("cmd.script_retcode", func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+		return cmdScript(ctx, args, kwargs, true)
+	}, "Run cmd.script and return only the return code.")
+}

@@ -1,0 +1,124 @@
+package modules
+
+// config.go is salt/modules/config.py: reading a value from the minion
+// options, grains or pillar.
+
+import (
+	"brine/internal/execmod"
+	"brine/internal/match"
+	"brine/internal/value"
+)
+
+func init() {
+	execmod.Register("config.get", configGet, "Look key (an a:b path) up in opts, grains, pillar, then pillar['master']; default ''.")
+	execmod.Register("config.option", configOption, "Look a top-level key up in opts, grains, pillar, then pillar['master'] (no a:b paths).")
+	execmod.Register("config.items", configItems, "Return the minion options.")
+}
+
+func configGet(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("get", args, kwargs,
+		execmod.Req("key"), execmod.Opt("default", ""), execmod.Opt("delimiter", ":"), execmod.Opt("merge", nil),
+		execmod.Opt("omit_opts", false), execmod.Opt("omit_pillar", false), execmod.Opt("omit_master", false),
+		execmod.Opt("omit_grains", false))
+	if err != nil {
+		return nil, err
+	}
+	key, def, delim := execmod.String(v[0]), v[1], execmod.String(v[2])
+	omitOpts, omitPillar, omitMaster, omitGrains := value.Truthy(v[4]), value.Truthy(v[5]), value.Truthy(v[6]), value.Truthy(v[7])
+	if merge := v[3]; merge != nil {
+		strategy := execmod.String(merge)
+		if strategy != "recurse" && strategy != "overwrite" {
+			strategy = "recurse"
+		}
+		data := value.NewMap(0)
+		data = value.Merge(data, masterPillar(ctx), strategy, "", false)
+		data = value.Merge(data, ctx.Pillar, strategy, "", false)
+		data = value.Merge(data, ctx.Grains, strategy, "", false)
+		data = value.Merge(data, ctx.Opts, strategy, "", false)
+		if r, ok := value.Traverse(data, key, delim); ok {
+			return r, nil
+		}
+		return def, nil
+	}
+	for _, src := range []struct {
+		omit bool
+		data *value.Map
+	}{{omitOpts, ctx.Opts}, {omitGrains, ctx.Grains}, {omitPillar, ctx.Pillar}, {omitMaster, masterPillar(ctx)}} {
+		if src.omit {
+			continue
+		}
+		if r, ok := value.Traverse(src.data, key, delim); ok {
+			return r, nil
+		}
+	}
+	return def, nil
+}
+
+func masterPillar(ctx *execmod.Context) *value.Map {
+	if m, ok := ctx.Pillar.Get("master"); ok {
+		if mm, isMap := m.(*value.Map); isMap {
+			return mm
+		}
+	}
+	return value.NewMap(0)
+}
+
+func configOption(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("option", args, kwargs,
+		execmod.Req("value"), execmod.Opt("default", nil), execmod.Opt("omit_opts", false),
+		execmod.Opt("omit_grains", false), execmod.Opt("omit_pillar", false), execmod.Opt("omit_master", false),
+		execmod.Opt("omit_all", false), execmod.Opt("wildcard", false))
+	if err != nil {
+		return nil, err
+	}
+	key, def := v[0], v[1]
+	omitOpts, omitGrains, omitPillar, omitMaster := value.Truthy(v[2]), value.Truthy(v[3]), value.Truthy(v[4]), value.Truthy(v[5])
+	if value.Truthy(v[6]) {
+		omitOpts, omitGrains, omitPillar, omitMaster = true, true, true, true
+	}
+	wildcard := value.Truthy(v[7])
+	if def == nil {
+		if wildcard {
+			def = value.NewMap(0)
+		} else {
+			def = ""
+		}
+	}
+	sources := []struct {
+		omit bool
+		data *value.Map
+	}{{omitOpts, ctx.Opts}, {omitGrains, ctx.Grains}, {omitPillar, ctx.Pillar}, {omitMaster, masterPillar(ctx)}}
+	if !wildcard {
+		for _, s := range sources {
+			if s.omit {
+				continue
+			}
+			if r, ok := s.data.Get(key); ok {
+				return r, nil
+			}
+		}
+		return def, nil
+	}
+	pat := execmod.String(key)
+	ret := value.NewMap(0)
+	for i := len(sources) - 1; i >= 0; i-- {
+		s := sources[i]
+		if s.omit {
+			continue
+		}
+		s.data.Range(func(k, val any) bool {
+			if ks, ok := k.(string); ok && match.Fnmatch(ks, pat) {
+				ret.Set(k, val)
+			}
+			return true
+		})
+	}
+	if ret.Len() == 0 {
+		return def, nil
+	}
+	return ret, nil
+}
+
+func configItems(ctx *execmod.Context, _ []any, _ *value.Map) (any, error) {
+	return ctx.Opts, nil
+}

@@ -1,0 +1,62 @@
+package modules
+
+// test.go is salt/modules/test.py: functions for checking that a minion
+// runs and how it receives arguments.
+
+import (
+	"brine/internal/execmod"
+	"brine/internal/value"
+)
+
+func init() {
+	execmod.Register("test.ping", testPing, "Return True: the minion answers.")
+	execmod.Register("test.echo", testEcho, "Return the string passed in.")
+	execmod.Register("test.arg", testArg, "Return the positional and keyword arguments received.")
+	execmod.Register("test.kwarg", testKwarg, "Return the keyword arguments received.")
+	execmod.Register("test.true", testTrue, "Return True.")
+	execmod.Register("test.false", testFalse, "Return False.")
+	execmod.Register("test.retcode", testRetcode, "Set the return code of the run to code (default 0) and return True.")
+	execmod.Register("test.outputter", testOutputter, "Return data, to try outputters.")
+}
+
+func testPing(*execmod.Context, []any, *value.Map) (any, error) { return true, nil }
+
+func testEcho(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("echo", args, kwargs, execmod.Req("text"))
+	if err != nil {
+		return nil, err
+	}
+	return v[0], nil
+}
+
+func testArg(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	return value.MapOf("args", value.Tuple(append([]any{}, args...)), "kwargs", kwargs.Copy()), nil
+}
+
+func testKwarg(_ *execmod.Context, _ []any, kwargs *value.Map) (any, error) {
+	return kwargs.Copy(), nil
+}
+
+func testTrue(*execmod.Context, []any, *value.Map) (any, error)  { return true, nil }
+func testFalse(*execmod.Context, []any, *value.Map) (any, error) { return false, nil }
+
+func testRetcode(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("retcode", args, kwargs, execmod.Opt("code", int64(0)))
+	if err != nil {
+		return nil, err
+	}
+	code, ok := v[0].(int64)
+	if !ok {
+		return nil, &execmod.InvocationError{Msg: "code must be an integer"}
+	}
+	ctx.SetRetcode(int(code))
+	return true, nil
+}
+
+func testOutputter(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("outputter", args, kwargs, execmod.Opt("data", nil))
+	if err != nil {
+		return nil, err
+	}
+	return v[0], nil
+}

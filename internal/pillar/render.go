@@ -1,0 +1,197 @@
+package pillar
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"brine/internal/render"
+	"brine/internal/value"
+)
+
+// TranslateNewlinesArg is the argline a decryption renderer receives when
+// a literal `\n` in its input must become a newline first (Salt's
+// translate_newlines=True, used for command-line pillar with pillar_enc).
+const TranslateNewlinesArg = "translate_newlines=True"
+
+// Renderers builds the RenderFunc and DecryptFunc of a compilation on a
+// render registry.
+type Renderers struct {
+	// Registry holds the renderers; nil means render.Default.
+	Registry *render.Registry
+	// Salt resolves execution functions for templates' `salt`; nil means
+	// none are available.
+	Salt render.SaltLookup
+	// Services is passed to renderers unchanged (render.Context.Services).
+	Services map[string]any
+}
+
+func (r Renderers) registry() *render.Registry {
+	if r.Registry == nil {
+		return render.Default
+	}
+	return r.Registry
+}
+
+// Render returns a RenderFunc rendering files through the registry with
+// Salt's compile_template rules: the shebang pipeline, else opts
+// renderer, with renderer_whitelist/renderer_blacklist applied; an empty or
+// whitespace-only file and an unknown renderer give an empty mapping.
+//
+// A data renderer given data instead of text (`#!yaml|gpg`) is applied
+// to every string in that data, in place, as Salt's gpg renderer walks
+// what yaml produced.
+func (r Renderers) Render() RenderFunc {
+	return func(req *RenderRequest) (any, error) {
+		src, err := os.ReadFile(req.Path)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return value.NewMap(0), nil
+			}
+			return nil, err
+		}
+		text := string(src)
+		if strings.TrimSpace(text) == "" {
+			return value.NewMap(0), nil
+		}
+		rc := &render.Context{
+			Path:         req.Path,
+			Source:       strings.TrimPrefix(req.Source, "salt://"),
+			SLS:          req.SLS,
+			HasSLS:       true,
+			Saltenv:      req.Saltenv,
+			Salt:         r.Salt,
+			Grains:       req.Grains,
+			Pillar:       req.Pillar,
+			Opts:         req.Opts,
+			Vars:         req.Defaults,
+			Loader:       rootsLoader{req.Opts},
+			Registry:     r.Registry,
+			PillarRender: true,
+			Services:     r.Services,
+		}
+		pipe, ok := render.Shebang(text)
+		if !ok {
+			pipe = optString(req.Opts, "renderer")
+			if pipe == "" {
+				pipe = "jinja|yaml"
+			}
+		}
+		p, err := r.registry().Parse(pipe, stringList(optValue(req.Opts, "renderer_whitelist")), stringList(optValue(req.Opts, "renderer_blacklist")))
+		if err != nil {
+			var unknown *render.UnknownRendererError
+			if errors.As(err, &unknown) {
+				return value.NewMap(0), nil
+			}
+			return nil, err
+		}
+		return runPipeline(p, text, rc)
+	}
+}
+
+// runPipeline is render.Pipeline.Run, except that a data renderer receiving
+// data is mapped over the strings in it.
+func runPipeline(p render.Pipeline, src string, rc *render.Context) (any, error) {
+	if len(p) == 0 {
+		return value.NewMap(0), nil
+	}
+	var cur any = src
+	for i, st := range p {
+		text, isText := cur.(string)
+		switch {
+		case st.Entry.Unsupported != "":
+			return nil, &render.Error{Msg: fmt.Sprintf("The %q renderer is not supported by brine: %s", st.Name, st.Entry.Unsupported)}
+		case !isText && st.Entry.Data != nil:
+			out, err := mapStrings(cur, func(s string) (any, error) { return st.Entry.Data(s, rc, st.Argline) })
+			if err != nil {
+				return nil, err
+			}
+			cur = out
+		case !isText:
+			return nil, &render.PipelineError{Pipe: p.String(), Stage: st.Name, Prev: p[i-1].Name}
+		case st.Entry.Text != nil:
+			out, err := st.Entry.Text(text, rc, st.Argline)
+			if err != nil {
+				return nil, err
+			}
+			cur = out
+		default:
+			out, err := st.Entry.Data(text, rc, st.Argline)
+			if err != nil {
+				return nil, err
+			}
+			cur = out
+		}
+	}
+	return cur, nil
+}
+
+// mapStrings replaces every string in v by f(string): mappings and lists
+// are changed in place and returned; a string gives f's result.
+func mapStrings(v any, f func(string) (any, error)) (any, error) {
+	switch x := v.(type) {
+	case string:
+		return f(x)
+	case *value.Map:
+		for i, e := range x.Values() {
+			n, err := mapStrings(e, f)
+			if err != nil {
+				return nil, err
+			}
+			x.SetAt(i, n)
+		}
+		return x, nil
+	case *value.List:
+		for i, e := range x.Items {
+			n, err := mapStrings(e, f)
+			if err != nil {
+				return nil, err
+			}
+			x.Items[i] = n
+		}
+		return x, nil
+	}
+	return v, nil
+}
+
+// Decrypt returns a DecryptFunc running the registry's renderers as Salt's
+// decrypt does: the data is walked and the renderer applied to each string,
+// mappings and lists changed in place.
+func (r Renderers) Decrypt(opts *value.Map) DecryptFunc {
+	return func(name string, data any, translateNewlines bool) (any, error) {
+		e, ok := r.registry().Lookup(name)
+		if !ok || e.Data == nil {
+			return nil, ErrNoDecryptRenderer
+		}
+		rc := &render.Context{Opts: opts, Registry: r.Registry, Salt: r.Salt, Services: r.Services, PillarRender: true}
+		arg := ""
+		if translateNewlines {
+			arg = TranslateNewlinesArg
+		}
+		return mapStrings(data, func(s string) (any, error) { return e.Data(s, rc, arg) })
+	}
+}
+
+// rootsLoader reads template imports from pillar_roots.
+type rootsLoader struct{ opts *value.Map }
+
+func (l rootsLoader) ReadFile(saltenv, path string) ([]byte, string, error) {
+	env := saltenv
+	if env == "" {
+		env = "base"
+	}
+	r := newRoots(l.opts, env)
+	p := r.findFile(env, strings.TrimPrefix(path, "salt://"))
+	if p == "" {
+		return nil, "", fmt.Errorf("%s: %w", path, fs.ErrNotExist)
+	}
+	data, err := os.ReadFile(p)
+	return data, p, err
+}
+
+func optValue(m *value.Map, k string) any {
+	v, _ := m.GetString(k)
+	return v
+}

@@ -1,0 +1,26 @@
+package renderers
+
+import (
+	"strings"
+
+	"brine/internal/render"
+	"brine/internal/value"
+)
+
+func init() {
+	render.RegisterData("json", renderJSON, "JSON (salt/renderers/json.py): a first #! line is dropped, blank input is an empty mapping.")
+}
+
+func renderJSON(src string, _ *render.Context, _ string) (any, error) {
+	if strings.HasPrefix(src, "#!") {
+		if i := strings.IndexByte(src, '\n'); i >= 0 {
+			src = src[i+1:]
+		} else {
+			src = ""
+		}
+	}
+	if strings.TrimSpace(src) == "" {
+		return value.NewMap(0), nil
+	}
+	return value.FromJSON([]byte(src))
+}

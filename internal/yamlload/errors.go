@@ -1,0 +1,107 @@
+package yamlload
+
+import (
+	"strconv"
+	"strings"
+)
+
+// ErrorKind says which PyYAML stage an error comes from. Salt's yaml renderer
+// treats them differently: scanner errors show only the problem, parser and
+// constructor errors the whole message, composer errors escape as raw
+// exceptions.
+type ErrorKind int
+
+// The PyYAML error classes.
+const (
+	ScannerError ErrorKind = iota + 1
+	ParserError
+	ComposerError
+	ConstructorError
+	// OtherError stands for a plain Python exception raised while
+	// constructing a value (KeyError, ValueError, IndexError, ...).
+	OtherError
+)
+
+var kindNames = [...]string{"", "ScannerError", "ParserError", "ComposerError", "ConstructorError", "Exception"}
+
+// String returns the Python class name of the error kind.
+func (k ErrorKind) String() string {
+	if k < 0 || int(k) >= len(kindNames) {
+		return "Error"
+	}
+	return kindNames[k]
+}
+
+// Mark is a position in the YAML text, 1-based; Line 0 means no position.
+type Mark struct {
+	Line   int
+	Column int
+}
+
+// IsZero reports whether m carries no position.
+func (m Mark) IsZero() bool { return m.Line == 0 }
+
+// StreamName is the name PyYAML gives a stream read from a Python string;
+// Salt's renderers always load strings, so their messages show it.
+const StreamName = "<unicode string>"
+
+// Error is a YAML load error with PyYAML's structure: an optional context
+// with its mark, a problem with its mark.
+type Error struct {
+	Kind        ErrorKind
+	Name        string // the name passed to Load (a file name), for diagnostics
+	Context     string
+	ContextMark Mark
+	Problem     string
+	ProblemMark Mark
+}
+
+// Error returns the message as PyYAML's str() of the exception prints it,
+// naming the stream "<unicode string>" as Salt's messages do.
+func (e *Error) Error() string { return e.Format(StreamName) }
+
+// Line returns the line of the problem (or of the context), 1-based.
+func (e *Error) Line() int {
+	if !e.ProblemMark.IsZero() {
+		return e.ProblemMark.Line
+	}
+	return e.ContextMark.Line
+}
+
+// Column returns the column of the problem (or of the context), 1-based.
+func (e *Error) Column() int {
+	if !e.ProblemMark.IsZero() {
+		return e.ProblemMark.Column
+	}
+	return e.ContextMark.Column
+}
+
+// Format prints the error as PyYAML's MarkedYAMLError.__str__ does, with
+// stream as the stream name in the mark lines. Marks carry no snippet, as
+// with the libyaml-based loader Salt uses. A plain Python exception
+// (OtherError) prints as its message alone.
+func (e *Error) Format(stream string) string {
+	var b strings.Builder
+	line := func(s string) {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(s)
+	}
+	mark := func(m Mark) {
+		line(`  in "` + stream + `", line ` + strconv.Itoa(m.Line) + ", column " + strconv.Itoa(m.Column))
+	}
+	if e.Context != "" {
+		line(e.Context)
+	}
+	if !e.ContextMark.IsZero() && (e.Problem == "" || e.ProblemMark.IsZero() || e.ContextMark != e.ProblemMark) {
+		mark(e.ContextMark)
+	}
+	if e.Problem != "" {
+		line(e.Problem)
+	}
+	if !e.ProblemMark.IsZero() {
+		mark(e.ProblemMark)
+	}
+	return b.String()
+}

@@ -1,0 +1,633 @@
+// Package yamlload reads YAML into brine values with the semantics of Salt
+// 3006's SaltYamlSafeLoader (YAML 1.1 resolution as PyYAML's SafeLoader does
+// it, plus Salt's integer, timestamp, merge and duplicate-key rules), and
+// writes values back as YAML text the way PyYAML's safe_dump does.
+//
+// Loading builds on go.yaml.in/yaml/v4's node tree; resolution and
+// construction are done here. Errors are *Error values shaped like PyYAML's
+// MarkedYAMLError.
+package yamlload
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v4"
+
+	"brine/internal/value"
+)
+
+// Load parses data as a single YAML document with Salt's loader rules and
+// returns its value: nil, bool, int64, *big.Int, float64, string, []byte,
+// *value.Map or *value.List. An empty or comment-only document is nil. name
+// is the file name, recorded in errors for diagnostics. Every error is an
+// *Error.
+func Load(data []byte, name string) (any, error) {
+	root, err := parseSingle(data, name)
+	if err != nil || root == nil {
+		return nil, err
+	}
+	c := constructor{name: name}
+	if err := c.checkRecursion(root); err != nil {
+		return nil, err
+	}
+	v, err := c.construct(root)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.drain(); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// parseSingle returns the root node of the only document in data, nil for
+// an empty stream.
+func parseSingle(data []byte, name string) (*yaml.Node, error) {
+	l, err := yaml.NewLoader(bytes.NewReader(data))
+	if err != nil {
+		return nil, convertError(err, name)
+	}
+	var doc yaml.Node
+	if err := l.Load(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil
+		}
+		return nil, convertError(err, name)
+	}
+	root := &doc
+	if doc.Kind == yaml.DocumentNode {
+		if len(doc.Content) == 0 {
+			root = nil
+		} else {
+			root = doc.Content[0]
+		}
+	}
+	if root != nil {
+		if err := checkAnchors(root, name); err != nil {
+			return nil, err
+		}
+	}
+	var next yaml.Node
+	switch err := l.Load(&next); {
+	case err == nil:
+		e := &Error{Kind: ComposerError, Name: name,
+			Context: "expected a single document in the stream",
+			Problem: "but found another document", ProblemMark: Mark{next.Line, next.Column}}
+		if root != nil {
+			e.ContextMark = Mark{root.Line, root.Column}
+		} else {
+			e.ContextMark = Mark{doc.Line, doc.Column}
+		}
+		return nil, e
+	case !errors.Is(err, io.EOF):
+		return nil, convertError(err, name)
+	}
+	return root, nil
+}
+
+// problemFixes maps go-yaml's wording to libyaml's where they differ.
+var problemFixes = map[string]string{
+	"did not find expected hexadecimal number": "did not find expected hexdecimal number",
+}
+
+// escapeProblems are the quoted-scalar escape errors for which libyaml says
+// "while parsing a quoted scalar" rather than "while scanning".
+var escapeProblems = map[string]bool{
+	"found unknown escape character":              true,
+	"did not find expected hexdecimal number":     true,
+	"found invalid Unicode character escape code": true,
+}
+
+// convertError turns a go-yaml error into an *Error.
+func convertError(err error, name string) *Error {
+	var le *yaml.LoadError
+	if !errors.As(err, &le) {
+		return &Error{Kind: OtherError, Name: name, Problem: err.Error()}
+	}
+	e := &Error{Name: name, Problem: le.Message, Context: le.ContextMsg,
+		ProblemMark: Mark{le.Mark.Line, le.Mark.Column}}
+	if le.ContextMsg != "" {
+		e.ContextMark = Mark{le.ContextMark.Line, le.ContextMark.Column}
+	}
+	switch le.Stage {
+	case yaml.ScannerStage, yaml.ReaderStage:
+		e.Kind = ScannerError
+	case yaml.ParserStage:
+		e.Kind = ParserError
+	case yaml.ComposerStage:
+		e.Kind = ComposerError
+	default:
+		e.Kind = ConstructorError
+	}
+	if strings.HasPrefix(e.Problem, "unknown anchor '") {
+		e.Problem = "found undefined alias"
+	}
+	if f, ok := problemFixes[e.Problem]; ok {
+		e.Problem = f
+	}
+	if e.Problem == "found a tab character where an indentation space is expected" && e.Context == "" {
+		// a tab before a root flow collection: libyaml sees a tab that
+		// cannot start a token
+		e.Context, e.Problem = "while scanning for the next token", "found character that cannot start any token"
+	}
+	if escapeProblems[e.Problem] {
+		e.Context = "while parsing a quoted scalar"
+	}
+	return e
+}
+
+// pending is a collection created but not filled yet. PyYAML fills
+// collections breadth first (its constructors are generators run after the
+// parent is done), which decides which of several errors is reported.
+type pending struct {
+	node *yaml.Node
+	tag  string
+	out  any
+}
+
+type constructor struct {
+	name  string
+	objs  map[*yaml.Node]any
+	queue []pending
+}
+
+func mark(n *yaml.Node) Mark { return Mark{n.Line, n.Column} }
+
+func (c *constructor) errorAt(n *yaml.Node, problem string) *Error {
+	return &Error{Kind: ConstructorError, Name: c.name, Problem: problem, ProblemMark: mark(n)}
+}
+
+// deref follows an alias to its anchored node.
+func deref(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// longTag expands the !! shorthand go-yaml keeps.
+func longTag(t string) string {
+	if strings.HasPrefix(t, "!!") {
+		return tagPrefix + t[2:]
+	}
+	return t
+}
+
+const quotedStyles = yaml.DoubleQuotedStyle | yaml.SingleQuotedStyle | yaml.LiteralStyle | yaml.FoldedStyle
+
+// tagOf returns the tag PyYAML's composer gives n.
+func tagOf(n *yaml.Node) string {
+	if n.Style&yaml.TaggedStyle != 0 && n.Tag != "" && n.Tag != "!" {
+		return longTag(n.Tag)
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		return tagMap
+	case yaml.SequenceNode:
+		return tagSeq
+	}
+	if n.Style&yaml.TaggedStyle == 0 && n.Style&quotedStyles == 0 {
+		return Resolve(n.Value)
+	}
+	return tagStr
+}
+
+func nodeID(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.SequenceNode:
+		return "sequence"
+	}
+	return "scalar"
+}
+
+// construct returns the value of n; collections come back empty and are
+// queued to be filled.
+func (c *constructor) construct(n *yaml.Node) (any, error) {
+	n = deref(n)
+	if n == nil {
+		return nil, nil
+	}
+	if v, ok := c.objs[n]; ok {
+		return v, nil
+	}
+	tag := tagOf(n)
+	switch tag {
+	case tagMap, tagOmap, tagSeq, tagSet, tagPairs:
+		var out any
+		switch tag {
+		case tagSeq, tagSet, tagPairs:
+			out = value.NewList()
+		default:
+			out = value.NewMap(len(n.Content) / 2)
+		}
+		if c.objs == nil {
+			c.objs = make(map[*yaml.Node]any)
+		}
+		c.objs[n] = out
+		c.queue = append(c.queue, pending{n, tag, out})
+		return out, nil
+	case tagNull, tagBool, tagInt, tagFloat, tagStr, tagBinary, tagTimestamp, tagUnicode:
+		if n.Kind != yaml.ScalarNode {
+			if tag == tagUnicode {
+				return nil, c.errorAt(n, "could not construct a string from a "+nodeID(n)+" node")
+			}
+			return nil, c.errorAt(n, "expected a scalar node, but found "+nodeID(n))
+		}
+		v, err := c.scalar(n, tag)
+		if err != nil {
+			var pe pyValueError
+			if errors.As(err, &pe) {
+				return nil, &Error{Kind: OtherError, Name: c.name, Problem: pe.Error(), ProblemMark: mark(n)}
+			}
+			return nil, err
+		}
+		return v, nil
+	}
+	return nil, c.errorAt(n, "could not determine a constructor for the tag '"+tag+"'")
+}
+
+func (c *constructor) scalar(n *yaml.Node, tag string) (any, error) {
+	s := n.Value
+	switch tag {
+	case tagNull:
+		return nil, nil
+	case tagBool:
+		switch strings.ToLower(s) {
+		case "yes", "true", "on":
+			return true, nil
+		case "no", "false", "off":
+			return false, nil
+		}
+		return nil, pyValueError("KeyError: " + value.Repr(strings.ToLower(s)))
+	case tagInt:
+		return constructInt(saltInt(s))
+	case tagFloat:
+		return constructFloat(s)
+	case tagBinary:
+		return decodeBinary(n, s, c.name)
+	}
+	return s, nil
+}
+
+// decodeBinary decodes !!binary text as Python's base64.decodebytes does:
+// characters outside the alphabet are skipped and decoding stops at the
+// padding that ends a quantum.
+func decodeBinary(n *yaml.Node, s, name string) (any, error) {
+	fail := func(msg string) error {
+		return &Error{Kind: ConstructorError, Name: name,
+			Problem: "failed to decode base64 data: " + msg, ProblemMark: mark(n)}
+	}
+	for _, r := range s {
+		if r > 0x7f {
+			return nil, &Error{Kind: ConstructorError, Name: name,
+				Problem: "failed to convert base64 data: 'ascii' codec can't encode character", ProblemMark: mark(n)}
+		}
+	}
+	out := make([]byte, 0, len(s)*3/4)
+	var quad, pads int
+	var left byte
+loop:
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if ch == '=' {
+			if quad >= 2 {
+				pads++
+				if quad+pads >= 4 {
+					break loop
+				}
+			}
+			continue
+		}
+		v := b64Value(ch)
+		if v < 0 {
+			continue
+		}
+		pads = 0
+		b := byte(v)
+		switch quad {
+		case 0:
+			quad, left = 1, b
+		case 1:
+			out = append(out, left<<2|b>>4)
+			quad, left = 2, b&0xf
+		case 2:
+			out = append(out, left<<4|b>>2)
+			quad, left = 3, b&3
+		default:
+			out = append(out, left<<6|b)
+			quad, left = 0, 0
+		}
+	}
+	if quad == 1 && pads == 0 {
+		return nil, fail("Invalid base64-encoded string: number of data characters (" +
+			itoa(len(out)/3*4+1) + ") cannot be 1 more than a multiple of 4")
+	}
+	if quad != 0 && quad+pads < 4 {
+		return nil, fail("Incorrect padding")
+	}
+	return out, nil
+}
+
+func b64Value(c byte) int {
+	switch {
+	case c >= 'A' && c <= 'Z':
+		return int(c - 'A')
+	case c >= 'a' && c <= 'z':
+		return int(c-'a') + 26
+	case c >= '0' && c <= '9':
+		return int(c-'0') + 52
+	case c == '+':
+		return 62
+	case c == '/':
+		return 63
+	}
+	return -1
+}
+
+// checkAnchors reports an anchor defined twice, as PyYAML's composer does
+// (go-yaml lets the second definition win).
+func checkAnchors(root *yaml.Node, name string) error {
+	seen := map[string]*yaml.Node{}
+	var walk func(n *yaml.Node) error
+	walk = func(n *yaml.Node) error {
+		if n.Anchor != "" && n.Kind != yaml.AliasNode {
+			if first, ok := seen[n.Anchor]; ok {
+				return &Error{Kind: ComposerError, Name: name,
+					Context: "found duplicate anchor; first occurrence", ContextMark: mark(first),
+					Problem: "second occurrence", ProblemMark: mark(n)}
+			}
+			seen[n.Anchor] = n
+		}
+		if n.Kind == yaml.AliasNode {
+			return nil
+		}
+		for _, ch := range n.Content {
+			if err := walk(ch); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if !hasAnchor(root) {
+		return nil
+	}
+	return walk(root)
+}
+
+// hasAnchor is a quick scan so that documents without anchors skip the
+// duplicate check's map.
+func hasAnchor(n *yaml.Node) bool {
+	if n.Anchor != "" {
+		return true
+	}
+	for _, ch := range n.Content {
+		if hasAnchor(ch) {
+			return true
+		}
+	}
+	return false
+}
+
+// drain fills the queued collections, breadth first.
+func (c *constructor) drain() error {
+	for i := 0; i < len(c.queue); i++ {
+		p := c.queue[i]
+		c.queue[i] = pending{}
+		var err error
+		switch p.tag {
+		case tagSeq:
+			err = c.fillSeq(p.node, p.out.(*value.List))
+		case tagSet:
+			err = c.fillSet(p.node, p.out.(*value.List))
+		case tagPairs:
+			err = c.fillPairs(p.node, p.out.(*value.List))
+		default:
+			err = c.fillMap(p.node, p.out.(*value.Map))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	c.queue = c.queue[:0]
+	return nil
+}
+
+func (c *constructor) fillSeq(n *yaml.Node, out *value.List) error {
+	if n.Kind != yaml.SequenceNode {
+		return c.errorAt(n, "expected a sequence node, but found "+nodeID(n))
+	}
+	out.Items = make([]any, 0, len(n.Content))
+	for _, child := range n.Content {
+		v, err := c.construct(child)
+		if err != nil {
+			return err
+		}
+		out.Items = append(out.Items, v)
+	}
+	return nil
+}
+
+// fillSet builds a !!set as the list of its keys (brine has no set type).
+func (c *constructor) fillSet(n *yaml.Node, out *value.List) error {
+	m := value.NewMap(len(n.Content) / 2)
+	if err := c.fillMap(n, m); err != nil {
+		return err
+	}
+	out.Items = m.Keys()
+	return nil
+}
+
+// fillPairs builds a !!pairs as a list of (key, value) tuples.
+func (c *constructor) fillPairs(n *yaml.Node, out *value.List) error {
+	const ctx = "while constructing pairs"
+	if n.Kind != yaml.SequenceNode {
+		return &Error{Kind: ConstructorError, Name: c.name, Context: ctx, ContextMark: mark(n),
+			Problem: "expected a sequence, but found " + nodeID(n), ProblemMark: mark(n)}
+	}
+	for _, sub := range n.Content {
+		sub = deref(sub)
+		if sub.Kind != yaml.MappingNode {
+			return &Error{Kind: ConstructorError, Name: c.name, Context: ctx, ContextMark: mark(n),
+				Problem: "expected a mapping of length 1, but found " + nodeID(sub), ProblemMark: mark(sub)}
+		}
+		if len(sub.Content) != 2 {
+			return &Error{Kind: ConstructorError, Name: c.name, Context: ctx, ContextMark: mark(n),
+				Problem: "expected a single mapping item, but found " + itoa(len(sub.Content)/2) + " items", ProblemMark: mark(sub)}
+		}
+		k, err := c.construct(sub.Content[0])
+		if err != nil {
+			return err
+		}
+		v, err := c.construct(sub.Content[1])
+		if err != nil {
+			return err
+		}
+		out.Items = append(out.Items, value.Tuple{k, v})
+	}
+	return nil
+}
+
+func itoa(i int) string { return value.Repr(int64(i)) }
+
+const mappingContext = "while constructing a mapping"
+
+func (c *constructor) fillMap(n *yaml.Node, out *value.Map) error {
+	if n.Kind != yaml.MappingNode {
+		return c.errorAt(n, "expected a mapping node, but found "+nodeID(n))
+	}
+	if err := c.flatten(n, 0); err != nil {
+		return err
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn := deref(n.Content[i])
+		k, err := c.construct(kn)
+		if err != nil {
+			return err
+		}
+		if !value.Hashable(k) && !isMap(k) {
+			return &Error{Kind: ConstructorError, Name: c.name, Context: mappingContext, ContextMark: mark(n),
+				Problem: "found unacceptable key " + nodeValueRepr(kn), ProblemMark: mark(kn)}
+		}
+		v, err := c.construct(n.Content[i+1])
+		if err != nil {
+			return err
+		}
+		if out.Has(k) {
+			return &Error{Kind: ConstructorError, Name: c.name, Context: mappingContext, ContextMark: mark(n),
+				Problem: "found conflicting ID '" + value.Str(k) + "'", ProblemMark: mark(kn)}
+		}
+		out.Set(k, v)
+	}
+	return nil
+}
+
+// isMap reports a mapping used as a key: Salt 3006's OrderedDict hashes by
+// identity, so the loader accepts it and the yaml renderer rejects it later
+// ("possible double curly-brace").
+func isMap(v any) bool {
+	_, ok := v.(*value.Map)
+	return ok
+}
+
+// isMergeKey reports whether a key node is the merge key <<.
+func isMergeKey(k *yaml.Node) bool {
+	return k.Kind == yaml.ScalarNode && tagOf(k) == tagMerge
+}
+
+// flatten applies Salt's flatten_mapping to n in place: merge keys are
+// removed and the merged pairs put first, minus those whose key text the
+// mapping itself has; a list of mappings merges in reverse order.
+func (c *constructor) flatten(n *yaml.Node, depth int) error {
+	if depth > 1000 {
+		return c.errorAt(n, "found unconstructable recursive node")
+	}
+	var merge []*yaml.Node
+	for i := 0; i+1 < len(n.Content); {
+		kn, vn := deref(n.Content[i]), deref(n.Content[i+1])
+		if kn == nil || vn == nil {
+			i += 2
+			continue
+		}
+		if isMergeKey(kn) {
+			n.Content = append(n.Content[:i], n.Content[i+2:]...)
+			switch vn.Kind {
+			case yaml.MappingNode:
+				if err := c.flatten(vn, depth+1); err != nil {
+					return err
+				}
+				merge = append(merge, vn.Content...)
+			case yaml.SequenceNode:
+				subs := make([][]*yaml.Node, 0, len(vn.Content))
+				for _, sub := range vn.Content {
+					sub = deref(sub)
+					if sub.Kind != yaml.MappingNode {
+						return &Error{Kind: ConstructorError, Name: c.name, Context: mappingContext, ContextMark: mark(n),
+							Problem: "expected a mapping for merging, but found " + nodeID(sub), ProblemMark: mark(sub)}
+					}
+					if err := c.flatten(sub, depth+1); err != nil {
+						return err
+					}
+					subs = append(subs, sub.Content)
+				}
+				for j := len(subs) - 1; j >= 0; j-- {
+					merge = append(merge, subs[j]...)
+				}
+			default:
+				return &Error{Kind: ConstructorError, Name: c.name, Context: mappingContext, ContextMark: mark(n),
+					Problem: "expected a mapping or list of mappings for merging, but found " + nodeID(vn), ProblemMark: mark(vn)}
+			}
+			continue
+		}
+		if kn.Kind == yaml.ScalarNode && tagOf(kn) == tagValue {
+			kn.Tag, kn.Style = "!!str", kn.Style|yaml.TaggedStyle
+		}
+		i += 2
+	}
+	if len(merge) == 0 {
+		return nil
+	}
+	existing := make(map[string]bool, len(n.Content)/2)
+	for i := 0; i < len(n.Content); i += 2 {
+		if k := deref(n.Content[i]); k != nil && k.Kind == yaml.ScalarNode {
+			existing[k.Value] = true
+		}
+	}
+	out := make([]*yaml.Node, 0, len(merge)+len(n.Content))
+	for i := 0; i+1 < len(merge); i += 2 {
+		if k := deref(merge[i]); k != nil && k.Kind == yaml.ScalarNode && existing[k.Value] {
+			continue
+		}
+		out = append(out, merge[i], merge[i+1])
+	}
+	n.Content = append(out, n.Content...)
+	return nil
+}
+
+// checkRecursion rejects a document where an alias refers to a node that
+// contains it. PyYAML would build a self-referencing structure; nothing
+// downstream in Salt or brine can use one.
+func (c *constructor) checkRecursion(root *yaml.Node) error {
+	const (
+		active = 1
+		done   = 2
+	)
+	state := make(map[*yaml.Node]uint8)
+	var walk func(n *yaml.Node, depth int) error
+	walk = func(n *yaml.Node, depth int) error {
+		if n == nil {
+			return nil
+		}
+		if n.Kind == yaml.AliasNode {
+			n = n.Alias
+			if n == nil {
+				return nil
+			}
+		}
+		switch state[n] {
+		case active:
+			return c.errorAt(n, "found unconstructable recursive node")
+		case done:
+			return nil
+		}
+		if len(n.Content) == 0 {
+			return nil
+		}
+		if depth > 10000 {
+			return c.errorAt(n, "exceeded max depth")
+		}
+		state[n] = active
+		for _, ch := range n.Content {
+			if err := walk(ch, depth+1); err != nil {
+				return err
+			}
+		}
+		state[n] = done
+		return nil
+	}
+	return walk(root, 0)
+}

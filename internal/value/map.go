@@ -29,7 +29,10 @@ const hashSmall = 8
 type Map struct {
 	keys []any
 	vals []any
-	idx  map[any]int // normalized key -> position; nil while small
+	// Indexes, built once the map outgrows a linear scan: string keys
+	// (the common case, kept unboxed) and every other normalized key.
+	sidx map[string]int
+	idx  map[any]int
 }
 
 // NewMap returns an empty map with room for n entries.
@@ -56,6 +59,20 @@ func (m *Map) Len() int {
 
 func (m *Map) find(k any) int {
 	if m == nil {
+		return -1
+	}
+	if ks, ok := k.(string); ok {
+		if m.sidx != nil {
+			if i, ok := m.sidx[ks]; ok {
+				return i
+			}
+			return -1
+		}
+		for i, key := range m.keys {
+			if s, ok := key.(string); ok && s == ks {
+				return i
+			}
+		}
 		return -1
 	}
 	hk := HashKey(k)
@@ -96,17 +113,26 @@ func (m *Map) Set(k, v any) {
 	}
 	m.keys = append(m.keys, k)
 	m.vals = append(m.vals, v)
-	if m.idx != nil {
-		m.idx[HashKey(k)] = len(m.keys) - 1
+	if m.sidx != nil {
+		m.index(k, len(m.keys)-1)
 	} else if len(m.keys) > hashSmall {
 		m.reindex()
 	}
 }
 
-func (m *Map) reindex() {
-	m.idx = make(map[any]int, len(m.keys))
-	for i, k := range m.keys {
+func (m *Map) index(k any, i int) {
+	if s, ok := k.(string); ok {
+		m.sidx[s] = i
+	} else {
 		m.idx[HashKey(k)] = i
+	}
+}
+
+func (m *Map) reindex() {
+	m.sidx = make(map[string]int, len(m.keys))
+	m.idx = make(map[any]int)
+	for i, k := range m.keys {
+		m.index(k, i)
 	}
 }
 
@@ -119,11 +145,11 @@ func (m *Map) Delete(k any) (any, bool) {
 	v := m.vals[i]
 	m.keys = append(m.keys[:i], m.keys[i+1:]...)
 	m.vals = append(m.vals[:i], m.vals[i+1:]...)
-	if m.idx != nil {
+	if m.sidx != nil {
 		if len(m.keys) > hashSmall {
 			m.reindex()
 		} else {
-			m.idx = nil
+			m.sidx, m.idx = nil, nil
 		}
 	}
 	return v, true
@@ -131,7 +157,7 @@ func (m *Map) Delete(k any) (any, bool) {
 
 // Clear removes every entry.
 func (m *Map) Clear() {
-	m.keys, m.vals, m.idx = m.keys[:0], m.vals[:0], nil
+	m.keys, m.vals, m.sidx, m.idx = m.keys[:0], m.vals[:0], nil, nil
 }
 
 // Keys returns the keys in order. The slice is the map's own: do not modify.
@@ -175,7 +201,7 @@ func (m *Map) Copy() *Map {
 		return NewMap(0)
 	}
 	c := &Map{keys: append([]any(nil), m.keys...), vals: append([]any(nil), m.vals...)}
-	if m.idx != nil {
+	if m.sidx != nil {
 		c.reindex()
 	}
 	return c
@@ -208,7 +234,7 @@ func (m *Map) Insert(i int, k, v any) {
 	copy(m.keys[i+1:], m.keys[i:])
 	copy(m.vals[i+1:], m.vals[i:])
 	m.keys[i], m.vals[i] = k, v
-	if m.idx != nil || len(m.keys) > hashSmall {
+	if m.sidx != nil || len(m.keys) > hashSmall {
 		m.reindex()
 	}
 }

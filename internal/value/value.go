@@ -3,6 +3,7 @@ package value
 import (
 	"math"
 	"math/big"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -189,6 +190,13 @@ func Equal(a, b any) bool {
 		}
 		return true
 	}
+	if a == nil || b == nil {
+		return false
+	}
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	if ta != tb || !ta.Comparable() {
+		return false
+	}
 	return a == b
 }
 
@@ -205,12 +213,36 @@ func seqEqual(a, b []any) bool {
 }
 
 func numEqual(a, b any) bool {
+	switch x := a.(type) {
+	case int64:
+		switch y := b.(type) {
+		case int64:
+			return x == y
+		case float64:
+			return intFloatEqual(x, y)
+		}
+	case float64:
+		switch y := b.(type) {
+		case float64:
+			return x == y
+		case int64:
+			return intFloatEqual(y, x)
+		}
+	}
 	if ai, ok := AsBig(a); ok {
 		if bi, ok := AsBig(b); ok {
 			return ai.Cmp(bi) == 0
 		}
 	}
 	return ToFloat(a) == ToFloat(b)
+}
+
+// intFloatEqual compares exactly, as Python does: 2**53+1 != 2.0**53.
+func intFloatEqual(i int64, f float64) bool {
+	if f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
+		return false
+	}
+	return int64(f) == i
 }
 
 // AsBig returns v as a big integer when v is a bool or an int.
@@ -268,7 +300,7 @@ func DeepCopy(v any) any {
 		for i, e := range x.vals {
 			c.vals[i] = DeepCopy(e)
 		}
-		if x.idx != nil {
+		if x.sidx != nil {
 			c.reindex()
 		}
 		return c

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -62,8 +63,8 @@ Run "brine call --help" for the options.`
 type callFlags struct {
 	configDir          string
 	local              bool
-	fileRoots          []string
-	pillarRoots        []string
+	fileRoot           string
+	pillarRoot         string
 	id                 string
 	out                string
 	outIndent          int
@@ -79,6 +80,7 @@ type callFlags struct {
 	noColor            bool
 	cachedir           string
 	grainsOnly         bool
+	doc                bool
 }
 
 func newFlagSet(f *callFlags, stderr io.Writer) *pflag.FlagSet {
@@ -87,8 +89,8 @@ func newFlagSet(f *callFlags, stderr io.Writer) *pflag.FlagSet {
 	fs.SetInterspersed(true)
 	fs.StringVarP(&f.configDir, "config-dir", "c", "/etc/salt", "directory holding the minion config file")
 	fs.BoolVar(&f.local, "local", false, "run without a master (file_client: local)")
-	fs.StringArrayVar(&f.fileRoots, "file-root", nil, "set file_roots base to this directory")
-	fs.StringArrayVar(&f.pillarRoots, "pillar-root", nil, "set pillar_roots base to this directory")
+	fs.StringVar(&f.fileRoot, "file-root", "", "set file_roots to {base: [DIR]}")
+	fs.StringVar(&f.pillarRoot, "pillar-root", "", "set pillar_roots to {base: [DIR]}")
 	fs.StringVar(&f.id, "id", "", "minion id")
 	fs.StringVar(&f.out, "out", "", "outputter: json, yaml, nested, raw, txt, quiet, highstate")
 	fs.StringVar(&f.out, "output", "", "same as --out")
@@ -111,6 +113,7 @@ func newFlagSet(f *callFlags, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&f.noColor, "no-colour", false, "same as --no-color")
 	fs.StringVar(&f.cachedir, "cachedir", "", "cache directory")
 	fs.BoolVarP(&f.grainsOnly, "grains", "g", false, "print the grains and exit")
+	fs.BoolVarP(&f.doc, "doc", "d", false, "print the documentation of the functions starting with FUNCTION (all without one)")
 	for _, hidden := range []string{"output", "output-indent", "output-file", "state_output", "state_verbose", "force-colour", "no-colour"} {
 		_ = fs.MarkHidden(hidden)
 	}
@@ -128,6 +131,19 @@ func Call(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	rest := fs.Args()
+	if f.doc {
+		prefix := ""
+		if len(rest) > 0 {
+			prefix = rest[0]
+		}
+		reg := execmod.Default
+		for _, n := range reg.Names() {
+			if doc := reg.Entry(n).Doc; doc != "" && strings.HasPrefix(n, prefix) {
+				fmt.Fprintf(stdout, "%s:\n%s\n\n", n, doc)
+			}
+		}
+		return exitOK
+	}
 	if len(rest) == 0 && !f.grainsOnly {
 		fmt.Fprintln(stderr, "Usage: brine call [options] FUNCTION [ARG ...] [KEY=VALUE ...]\n\nbrine call: error: Requires function, --grains or --doc")
 		return exitUsage
@@ -141,11 +157,12 @@ func Call(args []string, stdout, stderr io.Writer) int {
 	if f.id != "" {
 		overrides.Set("id", f.id)
 	}
-	if len(f.fileRoots) > 0 {
-		overrides.Set("file_roots", value.MapOf("base", strList(f.fileRoots)))
+	// salt-call makes --file-root and --pillar-root absolute.
+	if f.fileRoot != "" {
+		overrides.Set("file_roots", value.MapOf("base", value.NewList(absPath(f.fileRoot))))
 	}
-	if len(f.pillarRoots) > 0 {
-		overrides.Set("pillar_roots", value.MapOf("base", strList(f.pillarRoots)))
+	if f.pillarRoot != "" {
+		overrides.Set("pillar_roots", value.MapOf("base", value.NewList(absPath(f.pillarRoot))))
 	}
 	if f.saltenv != "" {
 		overrides.Set("saltenv", f.saltenv)
@@ -203,7 +220,11 @@ func Call(args []string, stdout, stderr io.Writer) int {
 
 	ctx := execmod.NewContext()
 	ctx.Opts = cfg.Opts()
-	ctx.Grains = grains.Merge(grains.Core(cfg.ID()), cfg.Grains())
+	g, gerr := grains.Collect(cfg.Opts())
+	if gerr != nil {
+		slog.Warn(fmt.Sprintf("Bad syntax in grains file! Skipping. (%s)", gerr))
+	}
+	ctx.Grains = g
 	ctx.Saltenv = cfg.Saltenv()
 	ctx.Pillarenv = cfg.Pillarenv()
 	ctx.Test = cfg.Test()
@@ -232,6 +253,12 @@ func Call(args []string, stdout, stderr io.Writer) int {
 	fun := rest[0]
 	fn, ok := ctx.Lookup(fun)
 	if !ok {
+		// salt-call shows the docs of the functions starting with the name
+		// given (`brine call test` lists test.*), else an error.
+		if docs := docsMatching(ctx.Registry, fun); docs.Len() > 0 {
+			docs.Set(fun, ctx.Registry.MissingFunString(fun))
+			return p.print(value.MapOf("local", docs), "nested", 0)
+		}
 		msg := ctx.Registry.MissingFunString(fun)
 		if s := ctx.Registry.Suggest(fun); s != "" {
 			msg += fmt.Sprintf(" Did you mean '%s'?", s)
@@ -276,12 +303,23 @@ func Call(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func strList(ss []string) *value.List {
-	l := value.NewList()
-	for _, s := range ss {
-		l.Append(s)
+// docsMatching returns the docs of the functions whose names start with
+// prefix, as sys.doc("prefix*") does.
+func docsMatching(reg *execmod.Registry, prefix string) *value.Map {
+	out := value.NewMap(0)
+	for _, n := range reg.Names() {
+		if strings.HasPrefix(n, prefix) {
+			out.Set(n, reg.Entry(n).Doc)
+		}
 	}
-	return l
+	return out
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }
 
 type printer struct {

@@ -16,6 +16,7 @@ package compile
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"brine/internal/fileserver"
@@ -51,17 +52,21 @@ type GenericRenderError interface {
 // BaseHighState does for one run: the auto order counter and the high
 // data being built live here, so render once per Compiler.
 type Compiler struct {
+	// Exact forces Salt's level-by-level include merge even when the
+	// linear fast path would give the same result (tests, debugging).
+	Exact bool
+
 	avail     *fileserver.Avail
 	rend      Renderer
 	autoOrder bool
 	iorder    int64
 	high      *value.Map
-	cache     map[string]renderResult
-}
+	futures   map[string]*future
 
-type renderResult struct {
-	data any
-	err  error
+	// Workers is the number of goroutines rendering the top-level SLS
+	// ahead of the compiler; below 2 everything renders serially. The
+	// Renderer must then be safe for concurrent use.
+	Workers int
 }
 
 // New returns a Compiler reading SLS files from avail and rendering them
@@ -70,45 +75,111 @@ func New(avail *fileserver.Avail, r Renderer, autoOrder bool) *Compiler {
 	return &Compiler{avail: avail, rend: r, autoOrder: autoOrder, iorder: 10000, high: value.NewMap(0)}
 }
 
-// Prefetched supplies renders done ahead of time (in parallel); the
-// compiler uses them instead of calling the Renderer, in its own order.
-func (c *Compiler) Prefetched(results map[string]any, errs map[string]error) {
-	if c.cache == nil {
-		c.cache = map[string]renderResult{}
-	}
-	for k, v := range results {
-		c.cache[k] = renderResult{data: v}
-	}
-	for k, e := range errs {
-		c.cache[k] = renderResult{err: e}
-	}
+// future is a render running ahead of the compiler.
+type future struct {
+	done chan struct{}
+	data any
+	err  error
 }
 
 func (c *Compiler) render(s fileserver.SLS) (any, error) {
-	if r, ok := c.cache[s.Path]; ok {
-		delete(c.cache, s.Path)
-		return r.data, r.err
+	key := s.Env + ":" + s.Name
+	if f, ok := c.futures[key]; ok {
+		delete(c.futures, key)
+		<-f.done
+		return f.data, f.err
 	}
 	return c.rend.RenderSLS(s)
 }
 
+// prefetch starts rendering the top-level SLS of matches on Workers
+// goroutines. The compiler still consumes the results in Salt's order, so
+// the output is the same as a serial run; only the order in which the
+// renderer is called changes.
+func (c *Compiler) prefetch(matches *value.Map) {
+	if c.Workers < 2 {
+		return
+	}
+	type job struct {
+		key string
+		src fileserver.SLS
+		f   *future
+	}
+	var jobs []job
+	c.futures = map[string]*future{}
+	matches.Range(func(envK, states any) bool {
+		env := value.Str(envK)
+		if !c.avail.Has(env) {
+			return true
+		}
+		for _, m := range iterList(states) {
+			for _, sls := range filterStates(c.avail.States(env), value.Str(m)) {
+				key := env + ":" + sls
+				if _, dup := c.futures[key]; dup {
+					continue
+				}
+				src, ok := c.avail.Roots.ResolveSLS(env, sls)
+				if !ok {
+					continue
+				}
+				f := &future{done: make(chan struct{})}
+				c.futures[key] = f
+				jobs = append(jobs, job{key, src, f})
+			}
+		}
+		return true
+	})
+	ch := make(chan job)
+	for w := 0; w < c.Workers; w++ {
+		go func() {
+			for j := range ch {
+				j.f.data, j.f.err = c.rend.RenderSLS(j.src)
+				close(j.f.done)
+			}
+		}()
+	}
+	go func() {
+		for _, j := range jobs {
+			ch <- j
+		}
+		close(ch)
+	}()
+}
+
 // RenderHighstate renders the SLS named by matches (env -> list of SLS
 // names or globs) into high data (Salt's render_highstate).
+//
+// It works in two passes. The first renders every file in Salt's order
+// (depth-first through includes, each env:sls once) and resolves the
+// includes. The second builds the high data: Salt merges every included
+// SLS into its includer level by level, which costs O(depth x size) on
+// long include chains; when no ID is defined by two SLS files the result
+// is the same as a pre-order walk of the include tree, which the fast path
+// does in linear time. Otherwise the exact level-by-level merge runs.
 func (c *Compiler) RenderHighstate(matches *value.Map) (*value.Map, []string) {
-	high := c.high
 	var allErrs []string
 	mods := map[string]bool{}
 	var statefiles []string
+	c.prefetch(matches)
+	defer c.drain()
+	type top struct {
+		n        *node
+		slsMatch string
+		env      string
+		errs     []string // errors before the node (unknown env)
+	}
+	var tops []top
+	var pending []string
 	matches.Range(func(envK, states any) bool {
 		env := value.Str(envK)
 		for _, m := range iterList(states) {
 			slsMatch := value.Str(m)
 			if c.avail.Has(env) {
-				statefiles = match.FnmatchFilter(c.avail.States(env), slsMatch)
+				statefiles = filterStates(c.avail.States(env), slsMatch)
 			} else if c.avail.Has("__env__") {
-				statefiles = match.FnmatchFilter(c.avail.States("__env__"), slsMatch)
+				statefiles = filterStates(c.avail.States("__env__"), slsMatch)
 			} else {
-				allErrs = append(allErrs, fmt.Sprintf("No matching salt environment for environment '%s' found", env))
+				pending = append(pending, fmt.Sprintf("No matching salt environment for environment '%s' found", env))
 			}
 			if len(statefiles) == 0 {
 				statefiles = []string{slsMatch}
@@ -117,23 +188,69 @@ func (c *Compiler) RenderHighstate(matches *value.Map) (*value.Map, []string) {
 				if mods[env+":"+sls] {
 					continue
 				}
-				state, errs := c.renderState(sls, env, mods, matches)
-				if value.Truthy(state) {
-					errs = mergeIncluded(high, state, errs)
-				}
-				this := "SLS " + slsMatch + " in saltenv"
-				for i, e := range errs {
-					if strings.Contains(e, "is not available") && strings.Contains(e, this) {
-						errs[i] = fmt.Sprintf("No matching sls found for '%s' in env '%s'", slsMatch, env)
-					}
-				}
-				allErrs = append(allErrs, errs...)
+				n := c.collect(sls, env, mods, matches)
+				tops = append(tops, top{n: n, slsMatch: slsMatch, env: env, errs: pending})
+				pending = nil
 			}
 		}
 		return true
 	})
+	fast := !c.Exact && c.uniqueIDs(tops2nodes(tops, func(t top) *node { return t.n }))
+	high := c.high
+	for _, t := range tops {
+		allErrs = append(allErrs, t.errs...)
+		var state any
+		var errs []string
+		if fast {
+			state, errs = c.buildFast(t.n)
+		} else {
+			state, errs = c.buildExact(t.n)
+		}
+		if value.Truthy(state) {
+			errs = mergeIncluded(high, state, errs)
+		}
+		this := "SLS " + t.slsMatch + " in saltenv"
+		for i, e := range errs {
+			if strings.Contains(e, "is not available") && strings.Contains(e, this) {
+				errs[i] = fmt.Sprintf("No matching sls found for '%s' in env '%s'", t.slsMatch, t.env)
+			}
+		}
+		allErrs = append(allErrs, errs...)
+	}
+	allErrs = append(allErrs, pending...)
 	cleanDuplicateExtends(high)
 	return high, allErrs
+}
+
+// drain waits for prefetched renders nobody asked for (a file whose
+// render is no longer needed still runs to completion, as it would have
+// in Salt).
+func (c *Compiler) drain() {
+	for k, f := range c.futures {
+		<-f.done
+		delete(c.futures, k)
+	}
+}
+
+func tops2nodes[T any](ts []T, f func(T) *node) []*node {
+	out := make([]*node, len(ts))
+	for i, t := range ts {
+		out[i] = f(t)
+	}
+	return out
+}
+
+// filterStates is fnmatch.filter over a sorted SLS list, with a binary
+// search for plain names.
+func filterStates(states []string, pattern string) []string {
+	if match.IsGlob(pattern) {
+		return match.FnmatchFilter(states, pattern)
+	}
+	i := sort.SearchStrings(states, pattern)
+	if i < len(states) && states[i] == pattern {
+		return []string{pattern}
+	}
+	return nil
 }
 
 func iterList(v any) []any {
@@ -144,12 +261,6 @@ func iterList(v any) []any {
 		return x
 	case []any:
 		return x
-	case []string:
-		out := make([]any, len(x))
-		for i, s := range x {
-			out[i] = s
-		}
-		return out
 	case *value.Map:
 		return x.Keys()
 	case string:
@@ -164,69 +275,77 @@ func iterList(v any) []any {
 
 var relInclude = regexp.MustCompile(`^(\.+)(.*)$`)
 
-// renderState is Salt's render_state: render one SLS, stash its extend and
-// exclude, inject __sls__/__env__, render its includes depth first, then
-// number its states.
-func (c *Compiler) renderState(sls, env string, mods map[string]bool, matches *value.Map) (any, []string) {
-	var errs []string
-	src, found := c.avail.Roots.ResolveSLS(env, sls)
-	var state any
-	if !found {
-		errs = append(errs, fmt.Sprintf("Specified SLS %s in saltenv %s is not available on the salt master or through a configured fileserver", sls, env))
-	} else {
-		data, err := c.render(src)
-		if err != nil {
-			if g, ok := err.(GenericRenderError); ok && g.Generic() {
-				errs = append(errs, fmt.Sprintf("Rendering SLS %s failed, render error: %s", sls, err.Error()))
-			} else {
-				errs = append(errs, fmt.Sprintf("Rendering SLS '%s:%s' failed: %s", env, sls, err.Error()))
-			}
-		} else {
-			state = data
-		}
-		mods[env+":"+sls] = true
-	}
-	if !value.Truthy(state) {
-		return value.NewMap(0), errs
-	}
-	st, ok := state.(*value.Map)
-	if !ok {
-		errs = append(errs, fmt.Sprintf("SLS %s does not render to a dictionary", sls))
-		return state, errs
-	}
-	var include []any
-	if inc, ok := st.Get("include"); ok {
-		if l, ok := inc.(*value.List); ok {
-			include = l.Items
-			st.Delete("include")
-		} else {
-			errs = append(errs, fmt.Sprintf("Include Declaration in SLS %s is not formed as a list", sls))
-		}
-	}
-	errs = handleExtend(st, sls, env, errs)
-	errs = handleExclude(st, sls, errs)
-	errs = handleStateDecls(st, sls, env, errs)
+// node is one rendered SLS and its resolved includes.
+type node struct {
+	env, sls string
+	src      fileserver.SLS
+	data     any      // rendered data; nil when missing or failed
+	errs     []string // render errors
+	include  []any    // the include list, when it is a list
+	badInc   bool     // include present but not a list
+	items    []incItem
+}
 
-	for _, inc := range include {
+// incItem is one include of a node: an error message or a rendered child.
+type incItem struct {
+	err   string
+	child *node
+}
+
+// collect renders one SLS and, depth first, the SLS it includes (the
+// first pass of render_state).
+func (c *Compiler) collect(sls, env string, mods map[string]bool, matches *value.Map) *node {
+	n := &node{env: env, sls: sls}
+	src, found := c.avail.Roots.ResolveSLS(env, sls)
+	n.src = src
+	if !found {
+		n.errs = append(n.errs, fmt.Sprintf("Specified SLS %s in saltenv %s is not available on the salt master or through a configured fileserver", sls, env))
+		return n
+	}
+	data, err := c.render(src)
+	if err != nil {
+		if g, ok := err.(GenericRenderError); ok && g.Generic() {
+			n.errs = append(n.errs, fmt.Sprintf("Rendering SLS %s failed, render error: %s", sls, err.Error()))
+		} else {
+			n.errs = append(n.errs, fmt.Sprintf("Rendering SLS '%s:%s' failed: %s", env, sls, err.Error()))
+		}
+	} else {
+		n.data = data
+	}
+	mods[env+":"+sls] = true
+	st, ok := n.data.(*value.Map)
+	if !ok || st.Len() == 0 {
+		return n
+	}
+	inc, ok := st.Get("include")
+	if !ok {
+		return n
+	}
+	l, ok := inc.(*value.List)
+	if !ok {
+		n.badInc = true
+		return n
+	}
+	n.include = l.Items
+	for _, it := range l.Items {
 		envKey := env
-		var incSLS any = inc
-		if m, ok := inc.(*value.Map); ok {
+		var incSLS any = it
+		if m, ok := it.(*value.Map); ok {
 			if m.Len() == 0 {
 				continue
 			}
 			k, v := m.At(m.Len() - 1)
-			m.Delete(k)
 			envKey, incSLS = value.Str(k), v
 		}
 		name := value.Str(incSLS)
 		if !c.avail.Has(envKey) && !c.avail.Has("__env__") {
-			errs = append(errs, fmt.Sprintf("Nonexistent saltenv '%s' found in include of '%s' within SLS '%s:%s'", envKey, name, env, sls))
+			n.items = append(n.items, incItem{err: fmt.Sprintf("Nonexistent saltenv '%s' found in include of '%s' within SLS '%s:%s'", envKey, name, env, sls)})
 			continue
 		}
 		if strings.HasPrefix(name, ".") {
 			m := relInclude.FindStringSubmatch(name)
 			if m == nil {
-				errs = append(errs, fmt.Sprintf("Badly formatted include %s found in include in SLS '%s:%s'", name, env, sls))
+				n.items = append(n.items, incItem{err: fmt.Sprintf("Badly formatted include %s found in include in SLS '%s:%s'", name, env, sls)})
 				continue
 			}
 			levels := len(m[1])
@@ -235,27 +354,27 @@ func (c *Compiler) renderState(sls, env string, mods map[string]bool, matches *v
 				comps = append(comps, "init")
 			}
 			if levels > len(comps) {
-				errs = append(errs, fmt.Sprintf("Attempted relative include of '%s' within SLS '%s:%s' goes beyond top level package ", name, env, sls))
+				n.items = append(n.items, incItem{err: fmt.Sprintf("Attempted relative include of '%s' within SLS '%s:%s' goes beyond top level package ", name, env, sls)})
 				continue
 			}
 			name = strings.Join(append(append([]string(nil), comps[:len(comps)-levels]...), m[2]), ".")
 		}
 		var resolved []string
 		if envKey != "_xenv" {
-			if matches.Has(envKey) || len(match.FnmatchFilter(c.avail.States(envKey), name)) > 0 {
+			if matches.Has(envKey) || len(filterStates(c.avail.States(envKey), name)) > 0 {
 				resolved = []string{envKey}
 			}
 		} else {
 			matches.Range(func(k, _ any) bool {
 				ae := value.Str(k)
-				if len(match.FnmatchFilter(c.avail.States(ae), name)) > 0 {
+				if len(filterStates(c.avail.States(ae), name)) > 0 {
 					resolved = append(resolved, ae)
 				}
 				return true
 			})
 		}
 		if len(resolved) == 1 || contains(resolved, env) {
-			targets := match.FnmatchFilter(c.avail.States(env), name)
+			targets := filterStates(c.avail.States(env), name)
 			if len(targets) == 0 {
 				targets = []string{name}
 			}
@@ -267,12 +386,7 @@ func (c *Compiler) renderState(sls, env string, mods map[string]bool, matches *v
 				if mods[rEnv+":"+t] {
 					continue
 				}
-				nstate, nerrs := c.renderState(t, rEnv, mods, matches)
-				if value.Truthy(nstate) {
-					errs = mergeIncluded(st, nstate, errs)
-					updateFrom(st, nstate)
-				}
-				errs = append(errs, nerrs...)
+				n.items = append(n.items, incItem{child: c.collect(t, rEnv, mods, matches)})
 			}
 			continue
 		}
@@ -288,10 +402,186 @@ func (c *Compiler) renderState(sls, env string, mods map[string]bool, matches *v
 		} else {
 			msg = fmt.Sprintf("Ambiguous include: Specified SLS %s: %s is available on the salt master in multiple available saltenvs: %s", envKey, name, strings.Join(resolved, ", "))
 		}
-		errs = append(errs, msg)
+		n.items = append(n.items, incItem{err: msg})
+	}
+	return n
+}
+
+// ownKeys returns the IDs an SLS defines itself.
+func ownKeys(st *value.Map, n *node) []any {
+	var out []any
+	for _, k := range st.Keys() {
+		switch k {
+		case "extend", "exclude":
+			continue
+		case "include":
+			if !n.badInc {
+				continue
+			}
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// uniqueIDs reports whether the fast path applies: every node renders to a
+// mapping (or nothing) and no ID is defined by two nodes.
+func (c *Compiler) uniqueIDs(tops []*node) bool {
+	seen := map[any]bool{}
+	ok := true
+	var walk func(n *node)
+	walk = func(n *node) {
+		if !ok {
+			return
+		}
+		if value.Truthy(n.data) {
+			st, isMap := n.data.(*value.Map)
+			if !isMap {
+				ok = false
+				return
+			}
+			for _, k := range ownKeys(st, n) {
+				if k == "__extend__" || k == "__exclude__" || !value.Hashable(k) {
+					ok = false
+					return
+				}
+				hk := value.HashKey(k)
+				if seen[hk] {
+					ok = false
+					return
+				}
+				seen[hk] = true
+			}
+		}
+		for _, it := range n.items {
+			if it.child != nil {
+				walk(it.child)
+			}
+		}
+	}
+	for _, n := range tops {
+		walk(n)
+	}
+	return ok
+}
+
+// prepare does the per-file part of render_state for n: include errors,
+// extend and exclude stashing, state declarations. It returns the state
+// map (nil when n contributes nothing) and the errors so far.
+func (c *Compiler) prepare(n *node) (*value.Map, any, []string) {
+	errs := append([]string(nil), n.errs...)
+	if !value.Truthy(n.data) {
+		return nil, nil, errs
+	}
+	st, ok := n.data.(*value.Map)
+	if !ok {
+		errs = append(errs, fmt.Sprintf("SLS %s does not render to a dictionary", n.sls))
+		return nil, n.data, errs
+	}
+	if n.badInc {
+		errs = append(errs, fmt.Sprintf("Include Declaration in SLS %s is not formed as a list", n.sls))
+	} else if n.include != nil {
+		st.Delete("include")
+		for _, it := range n.include {
+			if m, ok := it.(*value.Map); ok && m.Len() > 0 {
+				k, _ := m.At(m.Len() - 1)
+				m.Delete(k) // Salt pops the item
+			}
+		}
+	}
+	errs = handleExtend(st, n.sls, n.env, errs)
+	errs = handleExclude(st, n.sls, errs)
+	errs = handleStateDecls(st, n.sls, n.env, errs)
+	return st, nil, errs
+}
+
+// buildExact is Salt's render_state second half, merging each include
+// into its includer.
+func (c *Compiler) buildExact(n *node) (any, []string) {
+	st, other, errs := c.prepare(n)
+	if st == nil {
+		if other != nil {
+			return other, errs
+		}
+		return value.NewMap(0), errs
+	}
+	for _, it := range n.items {
+		if it.child == nil {
+			errs = append(errs, it.err)
+			continue
+		}
+		nstate, nerrs := c.buildExact(it.child)
+		if value.Truthy(nstate) {
+			errs = mergeIncluded(st, nstate, errs)
+			updateFrom(st, nstate)
+		}
+		errs = append(errs, nerrs...)
 	}
 	c.handleIorder(st)
 	return st, errs
+}
+
+// buildFast gives the same result as buildExact when IDs are unique: the
+// include tree flattened in pre-order, states numbered in post-order.
+func (c *Compiler) buildFast(root *node) (any, []string) {
+	out := value.NewMap(0)
+	var extend, exclude []any
+	var hasExt, hasExc bool
+	var errs []string
+	var walk func(n *node)
+	walk = func(n *node) {
+		st, _, e := c.prepare(n)
+		errs = append(errs, e...)
+		if st == nil {
+			for _, it := range n.items {
+				if it.child == nil {
+					errs = append(errs, it.err)
+				} else {
+					walk(it.child)
+				}
+			}
+			return
+		}
+		if v, ok := st.Get("__extend__"); ok {
+			st.Delete("__extend__")
+			hasExt = true
+			extend = append(extend, iterList(v)...)
+		}
+		if v, ok := st.Get("__exclude__"); ok {
+			st.Delete("__exclude__")
+			hasExc = true
+			exclude = append(exclude, iterList(v)...)
+		}
+		start := out.Len()
+		for i := 0; i < st.Len(); i++ {
+			k, v := st.At(i)
+			out.Set(k, v)
+		}
+		end := out.Len()
+		for _, it := range n.items {
+			if it.child == nil {
+				errs = append(errs, it.err)
+				continue
+			}
+			walk(it.child)
+		}
+		c.handleIorderRange(out, start, end)
+	}
+	rootTruthy := value.Truthy(root.data)
+	walk(root)
+	if !rootTruthy {
+		return value.NewMap(0), errs
+	}
+	if _, ok := root.data.(*value.Map); !ok {
+		return root.data, errs
+	}
+	if hasExt {
+		out.Set("__extend__", value.NewList(extend...))
+	}
+	if hasExc {
+		out.Set("__exclude__", value.NewList(exclude...))
+	}
+	return out, errs
 }
 
 func contains(l []string, s string) bool {
@@ -308,10 +598,15 @@ func contains(l []string, s string) bool {
 // body that Python cannot iterate stops the numbering, as Salt's
 // TypeError does.
 func (c *Compiler) handleIorder(st *value.Map) {
+	c.handleIorderRange(st, 0, st.Len())
+}
+
+// handleIorderRange is handleIorder over the entries [start, end) of st.
+func (c *Compiler) handleIorderRange(st *value.Map, start, end int) {
 	if !c.autoOrder {
 		return
 	}
-	for _, body := range st.Values() {
+	for _, body := range st.Values()[start:end] {
 		bm, ok := body.(*value.Map)
 		if !ok {
 			switch body.(type) {

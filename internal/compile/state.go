@@ -342,7 +342,7 @@ func CompileHighData(high *value.Map) []*value.Map {
 			}
 			var funcs []string
 			var names []any
-			chunk := value.NewMap(8)
+			chunk := value.NewMap(8 + len(iterList(run)))
 			chunk.Set("state", st)
 			chunk.Set("name", name)
 			if v, ok := body.Get("__sls__"); ok {
@@ -383,7 +383,10 @@ func CompileHighData(high *value.Map) []*value.Map {
 			}
 			if len(names) > 0 {
 				for n, entry := range names {
-					live := value.DeepCopy(chunk).(*value.Map)
+					// Salt deep-copies here; a shallow copy gives the same
+					// chunks (nothing below changes nested values, and the
+					// engine copies the chunks it runs).
+					live := chunk.Copy()
 					if em, ok := entry.(*value.Map); ok && em.Len() > 0 {
 						lowName, ov := em.At(0)
 						live.Set("name", lowName)
@@ -402,10 +405,9 @@ func CompileHighData(high *value.Map) []*value.Map {
 					}
 				}
 			} else {
-				live := value.DeepCopy(chunk).(*value.Map)
 				for _, f := range funcs {
-					live.Set("fun", f)
-					chunks = append(chunks, live)
+					chunk.Set("fun", f)
+					chunks = append(chunks, chunk)
 				}
 			}
 		}
@@ -480,20 +482,21 @@ func OrderChunks(chunks []*value.Map) []*value.Map {
 		c.Set("order", ord)
 	}
 	keys := make([]string, len(chunks))
+	ords := make([]float64, len(chunks))
 	for i, c := range chunks {
 		s, _ := c.Get("state")
 		n, _ := c.Get("name")
 		f, _ := c.Get("fun")
 		keys[i] = value.Str(s) + value.Str(n) + value.Str(f)
+		o, _ := c.Get("order")
+		ords[i] = value.ToFloat(o)
 	}
 	idx := make([]int, len(chunks))
 	for i := range idx {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool {
-		oa, _ := chunks[idx[a]].Get("order")
-		ob, _ := chunks[idx[b]].Get("order")
-		fa, fb := value.ToFloat(oa), value.ToFloat(ob)
+		fa, fb := ords[idx[a]], ords[idx[b]]
 		if fa != fb {
 			return fa < fb
 		}

@@ -335,5 +335,44 @@ func (c *Config) JinjaSLSEnv() *value.Map { return c.jinjaOpts("jinja_sls_env") 
 
 func (c *Config) jinjaOpts(key string) *value.Map {
 	out := c.Map(key).Copy()
+	if c.Bool("jinja_trim_blocks") {
+		out.Set("trim_blocks", true)
+	}
+	if c.Bool("jinja_lstrip_blocks") {
+		out.Set("lstrip_blocks", true)
+	}
+	return out
+}
+
+// PillarenvFromSaltenv is pillarenv_from_saltenv.
+func (c *Config) PillarenvFromSaltenv() bool { return c.Bool("pillarenv_from_saltenv") }
+
+// PillarSourceMergingStrategy is pillar_source_merging_strategy (smart,
+// recurse, aggregate, overwrite, none).
+func (c *Config) PillarSourceMergingStrategy() string {
+	return c.String("pillar_source_merging_strategy")
+}
+
+// PillarMergeLists is pillar_merge_lists.
+func (c *Config) PillarMergeLists() bool { return c.Bool("pillar_merge_lists") }
+
+// TopFileMergingStrategy is top_file_merging_strategy (merge, same,
+// merge_all).
+func (c *Config) TopFileMergingStrategy() string { return c.String("top_file_merging_strategy") }
+
+// DefaultTop is default_top.
+func (c *Config) DefaultTop() string { return c.String("default_top") }
+
+// EnvOrder is env_order as strings.
+func (c *Config) EnvOrder() []string {
+	v, _ := c.opts.Get("env_order")
+	l, ok := v.(*value.List)
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, l.Len())
+	for _, e := range l.Items {
+		out = append(out, value.Str(e))
+	}
 	return out
 }

@@ -116,3 +116,17 @@ func TestIDNotString(t *testing.T) {
 		t.Errorf("id = %s, want the string '42'", value.Repr(v))
 	}
 }
+
+func TestJinjaEnv(t *testing.T) {
+	c := FromMap(value.MapOf(
+		"jinja_env", value.MapOf("trim_blocks", true),
+		"jinja_sls_env", "not a mapping",
+		"jinja_lstrip_blocks", true,
+	))
+	if got := value.Repr(c.JinjaEnv()); got != "{'trim_blocks': True, 'lstrip_blocks': True}" {
+		t.Errorf("JinjaEnv = %s", got)
+	}
+	if got := value.Repr(c.JinjaSLSEnv()); got != "{'lstrip_blocks': True}" {
+		t.Errorf("JinjaSLSEnv = %s", got)
+	}
+}

@@ -76,6 +76,7 @@ type runner struct {
 
 	procs map[string]*proc
 	err   error
+	ix    *chunkIndex
 }
 
 type proc struct {
@@ -323,17 +324,6 @@ func parseReq(item any) (req, bool) {
 	return req{}, false
 }
 
-// matches reports whether chunk is the target of rq (rq.val a string).
-func matches(chunk *value.Map, rq req, val string) bool {
-	if rq.key == "sls" {
-		return match.Fnmatch(getStr(chunk, "__sls__"), val)
-	}
-	if match.Fnmatch(getStr(chunk, "name"), val) || match.Fnmatch(getStr(chunk, "__id__"), val) {
-		return rq.key == "id" || getStr(chunk, "state") == rq.key
-	}
-	return false
-}
-
 var checkKinds = []string{
 	"require", "require_any", "watch", "watch_any", "prereq", "onfail",
 	"onfail_any", "onfail_all", "onchanges", "onchanges_any",
@@ -390,6 +380,7 @@ func (r *runner) checkRequisite(low *value.Map, running *value.Map, chunks []*va
 		return "met", nil
 	}
 	r.reconcileProcs(running, false)
+	ix := r.index(chunks)
 	kinds := checkKinds
 	if pre {
 		kinds = append(kinds[:len(kinds):len(kinds)], "prerequired")
@@ -409,27 +400,22 @@ func (r *runner) checkRequisite(low *value.Map, running *value.Map, chunks []*va
 			if !ok || rq.val == nil {
 				continue
 			}
-			found := false
-			for _, chunk := range chunks {
-				if rq.key == "sls" {
-					if match.Fnmatch(getStr(chunk, "__sls__"), pyStr(rq.val)) {
-						found = true
-						reqs[i].chunks = append(reqs[i].chunks, chunk)
-					}
-					continue
+			val, isStr := rq.val.(string)
+			if rq.key != "sls" && !isStr {
+				if len(chunks) > 0 {
+					r.fail(fmt.Errorf("%w: Could not locate requisite of [%s] present in state with name [%s]", ErrRender, rq.key, getStr(chunks[0], "name")))
 				}
-				val, isStr := rq.val.(string)
-				if !isStr {
-					r.fail(fmt.Errorf("%w: Could not locate requisite of [%s] present in state with name [%s]", ErrRender, rq.key, getStr(chunk, "name")))
-					return "unmet", nil
-				}
-				if matches(chunk, rq, val) {
-					found = true
-					reqs[i].chunks = append(reqs[i].chunks, chunk)
-				}
-			}
-			if !found {
 				return "unmet", nil
+			}
+			if !isStr {
+				val = pyStr(rq.val)
+			}
+			hits := ix.find(rq, val)
+			if len(hits) == 0 {
+				return "unmet", nil
+			}
+			for _, h := range hits {
+				reqs[i].chunks = append(reqs[i].chunks, chunks[h])
 			}
 		}
 	}
@@ -614,31 +600,17 @@ func (r *runner) callChunk(low *value.Map, running *value.Map, chunks []*value.M
 						continue
 					}
 					found := false
-					for _, chunk := range chunks {
-						if rq.val == nil {
-							continue
-						}
-						val := pyStr(rq.val)
-						if rq.key == "sls" {
-							if match.Fnmatch(getStr(chunk, "__sls__"), val) {
-								if kind == "prereq" {
-									chunk.Set("__prereq__", true)
-								}
-								toRun = append(toRun, chunk)
-								found = true
+					if rq.val != nil {
+						for _, h := range r.index(chunks).find(rq, pyStr(rq.val)) {
+							chunk := chunks[h]
+							switch {
+							case kind == "prereq":
+								chunk.Set("__prereq__", true)
+							case kind == "prerequired" && rq.key != "sls":
+								chunk.Set("__prerequired__", true)
 							}
-							continue
-						}
-						if match.Fnmatch(getStr(chunk, "name"), val) || match.Fnmatch(getStr(chunk, "__id__"), val) {
-							if rq.key == "id" || getStr(chunk, "state") == rq.key {
-								if kind == "prereq" {
-									chunk.Set("__prereq__", true)
-								} else if kind == "prerequired" {
-									chunk.Set("__prerequired__", true)
-								}
-								toRun = append(toRun, chunk)
-								found = true
-							}
+							toRun = append(toRun, chunk)
+							found = true
 						}
 					}
 					if !found {

@@ -28,12 +28,12 @@ func pyStr(v any) string {
 	return value.Str(v)
 }
 
-func get(m *value.Map, k string) any {
+func get(m *value.Map, k any) any {
 	v, _ := m.Get(k)
 	return v
 }
 
-func getStr(m *value.Map, k string) string {
+func getStr(m *value.Map, k any) string {
 	v, ok := m.Get(k)
 	if !ok || v == nil {
 		return ""
@@ -41,7 +41,7 @@ func getStr(m *value.Map, k string) string {
 	return pyStr(v)
 }
 
-func truthy(m *value.Map, k string) bool { return value.Truthy(get(m, k)) }
+func truthy(m *value.Map, k any) bool { return value.Truthy(get(m, k)) }
 
 // isoTime formats t as Python's datetime.time.isoformat(): HH:MM:SS.ffffff,
 // without the fraction when the microseconds are zero.

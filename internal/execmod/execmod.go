@@ -184,3 +184,13 @@ func (e *InvocationError) Error() string { return e.Msg }
 func Errorf(format string, a ...any) error {
 	return &CommandExecutionError{Msg: fmt.Sprintf(format, a...)}
 }
+
+// SaltExceptionClass names the Salt exception this error stands for.
+func (e *CommandExecutionError) SaltExceptionClass() string {
+	return "salt.exceptions.CommandExecutionError"
+}
+
+// SaltExceptionClass names the Salt exception this error stands for.
+func (e *InvocationError) SaltExceptionClass() string {
+	return "salt.exceptions.SaltInvocationError"
+}

@@ -33,12 +33,14 @@ type Roots struct {
 	mu     sync.Mutex
 	states map[string][]string // env -> sorted SLS names (cache)
 	real   map[string]string   // root -> its resolved real path (cache)
+
+	dirsReal map[string]string // directory -> resolved real path (cache)
 }
 
 // New builds Roots from a file_roots-style mapping: env -> list of dirs (a
 // single string is one dir). Environments keep the mapping's order.
 func New(roots *value.Map) *Roots {
-	r := &Roots{dirs: map[string][]string{}, states: map[string][]string{}, real: map[string]string{}}
+	r := &Roots{dirs: map[string][]string{}, states: map[string][]string{}, real: map[string]string{}, dirsReal: map[string]string{}}
 	roots.Range(func(k, v any) bool {
 		env := value.Str(k)
 		var dirs []string
@@ -142,20 +144,55 @@ func (r *Roots) realRoot(root string) string {
 	return rr
 }
 
-// within reports whether full, symlinks resolved, lies under root.
+// within reports whether full, symlinks resolved, lies under root. The
+// resolved directories are cached, so a tree without symlinks costs one
+// Lstat per file.
 func (r *Roots) within(root, full string) bool {
 	rr := r.realRoot(root)
 	if rr == "" {
 		return false
 	}
-	rf, err := filepath.EvalSymlinks(full)
+	var rf string
+	st, err := os.Lstat(full)
 	if err != nil {
 		return false
 	}
-	if abs, err := filepath.Abs(rf); err == nil {
-		rf = abs
+	if st.Mode()&fs.ModeSymlink != 0 {
+		rf, err = filepath.EvalSymlinks(full)
+		if err != nil {
+			return false
+		}
+		if abs, err := filepath.Abs(rf); err == nil {
+			rf = abs
+		}
+	} else {
+		rd := r.realDir(filepath.Dir(full))
+		if rd == "" {
+			return false
+		}
+		rf = filepath.Join(rd, filepath.Base(full))
 	}
 	return rf == rr || strings.HasPrefix(rf, rr+string(filepath.Separator))
+}
+
+// realDir resolves a directory's symlinks, cached.
+func (r *Roots) realDir(dir string) string {
+	r.mu.Lock()
+	if d, ok := r.dirsReal[dir]; ok {
+		r.mu.Unlock()
+		return d
+	}
+	r.mu.Unlock()
+	d, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		d = ""
+	} else if abs, err := filepath.Abs(d); err == nil {
+		d = abs
+	}
+	r.mu.Lock()
+	r.dirsReal[dir] = d
+	r.mu.Unlock()
+	return d
 }
 
 // Find returns the local path of rel in env: the first root holding a

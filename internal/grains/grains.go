@@ -1,119 +1,87 @@
 // Package grains collects the facts Salt calls grains about the machine a
-// minion runs on. For now it computes a small core set (id, kernel, os,
-// host names, architecture, cpu count); static grains from the minion
-// config are merged over it by the caller.
+// minion runs on, natively: file reads under /proc, /sys and /etc and
+// netlink queries instead of the subprocesses salt/grains/core.py runs.
+//
+// Collect is the entry point of a run: the computed ("core") grains, then
+// the static grains of the grains file next to the minion config, then the
+// grains config key, each layer overriding the one before, as Salt's loader
+// does. The computed part is collected once per process and copied out.
+//
+// SetVals and friends persist grains to the grains file the way Salt's
+// grains.setval does.
 package grains
 
 import (
-	"bufio"
-	"os"
-	"runtime"
-	"strconv"
-	"strings"
+	"sort"
+	"sync"
 
 	"brine/internal/value"
 )
 
-// Core returns the computed grains for minion id.
+// SaltVersion is the Salt release brine is compatible with, reported as the
+// saltversion grain.
+const SaltVersion = "3006.9"
+
+// SaltVersionInfo is SaltVersion as Salt's __version_info__.
+var SaltVersionInfo = []int64{3006, 9}
+
+// PythonVersion is sys.version_info of the Python Salt 3006 runs on (the
+// onedir build's 3.10), reported as the pythonversion grain so that
+// templates comparing it keep working.
+var PythonVersion = []any{int64(3), int64(10), int64(14), "final", int64(0)}
+
+var (
+	coreOnce sync.Once
+	coreData *value.Map
+)
+
+// Core returns the computed grains for minion id: a fresh copy the caller
+// may change. The machine is inspected once per process.
 func Core(id string) *value.Map {
-	g := value.NewMap(24)
-	host, _ := os.Hostname()
-	short, domain, _ := strings.Cut(host, ".")
-	kernel := map[string]string{"linux": "Linux", "darwin": "Darwin", "windows": "Windows", "freebsd": "FreeBSD"}[runtime.GOOS]
-	if kernel == "" {
-		kernel = runtime.GOOS
-	}
-	arch := map[string]string{"amd64": "x86_64", "arm64": "aarch64", "386": "i686"}[runtime.GOARCH]
-	if arch == "" {
-		arch = runtime.GOARCH
-	}
-	g.Set("cpuarch", arch)
-	g.Set("kernel", kernel)
-	g.Set("num_cpus", int64(runtime.NumCPU()))
-	g.Set("nodename", host)
-	g.Set("host", short)
-	g.Set("localhost", host)
-	g.Set("domain", domain)
-	g.Set("fqdn", host)
-	osr := osRelease()
-	name := osr["NAME"]
-	osName := osr["ID"]
-	switch osName {
-	case "debian":
-		osName = "Debian"
-	case "ubuntu":
-		osName = "Ubuntu"
-	case "centos":
-		osName = "CentOS"
-	case "fedora":
-		osName = "Fedora"
-	case "rhel":
-		osName = "RedHat"
-	case "rocky":
-		osName = "Rocky"
-	case "almalinux":
-		osName = "AlmaLinux"
-	case "arch":
-		osName = "Arch"
-	case "alpine":
-		osName = "Alpine"
-	case "":
-		osName = kernel
-	default:
-		osName = strings.ToUpper(osName[:1]) + osName[1:]
-	}
-	family := map[string]string{"Debian": "Debian", "Ubuntu": "Debian", "CentOS": "RedHat", "Fedora": "RedHat",
-		"RedHat": "RedHat", "Rocky": "RedHat", "AlmaLinux": "RedHat", "Arch": "Arch", "Alpine": "Alpine"}[osName]
-	if family == "" {
-		family = osName
-	}
-	g.Set("os", osName)
-	g.Set("os_family", family)
-	if name != "" {
-		g.Set("osfullname", name)
-	}
-	if v := osr["VERSION_ID"]; v != "" {
-		g.Set("osrelease", v)
-		major, _, _ := strings.Cut(v, ".")
-		if n, err := strconv.ParseInt(major, 10, 64); err == nil {
-			g.Set("osmajorrelease", n)
-		}
-		var info []any
-		for _, p := range strings.Split(v, ".") {
-			if n, err := strconv.ParseInt(p, 10, 64); err == nil {
-				info = append(info, n)
-			}
-		}
-		g.Set("osrelease_info", value.Tuple(info))
-		g.Set("osfinger", name+"-"+major)
-		if osName == "Debian" || osName == "Ubuntu" {
-			g.Set("osfinger", osName+"-"+major)
-		}
-	}
-	if c := osr["VERSION_CODENAME"]; c != "" {
-		g.Set("oscodename", c)
-	}
-	g.Set("osarch", runtime.GOARCH)
+	coreOnce.Do(func() { coreData = collect() })
+	g := copyMap(coreData)
 	g.Set("id", id)
-	return g
+	return sortedMap(g)
 }
 
-func osRelease() map[string]string {
-	out := map[string]string{}
-	f, err := os.Open("/etc/os-release")
-	if err != nil {
-		return out
+// Refresh drops the cached computed grains so that the next Core call
+// inspects the machine again (Salt's saltutil.refresh_grains).
+func Refresh() {
+	coreOnce = sync.Once{}
+	coreData = nil
+}
+
+// Collect returns the grains of a run for the minion options opts: Core of
+// opts["id"], overridden by the grains file (StaticPath) and then by
+// opts["grains"]. Problems reading the grains file are reported through
+// the second result and leave the file's layer out, as Salt logs "Bad syntax
+// in grains file! Skipping." and goes on.
+func Collect(opts *value.Map) (*value.Map, error) {
+	id := ""
+	if v, ok := opts.Get("id"); ok {
+		id, _ = v.(string)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), "=")
-		if !ok {
-			continue
+	g := Core(id)
+	var ferr error
+	if path := StaticPath(opts); path != "" {
+		static, err := ReadStatic(path)
+		if err != nil {
+			ferr = err
+		} else if static != nil {
+			g.Update(static)
 		}
-		out[k] = strings.Trim(v, `"'`)
 	}
-	return out
+	if v, ok := opts.Get("grains"); ok {
+		if m, ok := v.(*value.Map); ok {
+			g.Update(m)
+		}
+	}
+	if _, ok := g.Get("master"); !ok {
+		if v, ok := opts.Get("master"); ok {
+			g.Set("master", v)
+		}
+	}
+	return g, ferr
 }
 
 // Merge returns core with static grains set over it (Salt's
@@ -121,5 +89,61 @@ func osRelease() map[string]string {
 func Merge(core, static *value.Map) *value.Map {
 	g := core.Copy()
 	g.Update(static)
+	return g
+}
+
+// copyMap deep-copies m so callers can change nested grains freely.
+func copyMap(m *value.Map) *value.Map {
+	return value.DeepCopy(m).(*value.Map)
+}
+
+// sortedMap returns m with its keys in sorted order (grains have no
+// meaningful order; sorted keys keep output stable).
+func sortedMap(m *value.Map) *value.Map {
+	keys := make([]string, 0, m.Len())
+	vals := make(map[string]any, m.Len())
+	m.Range(func(k, v any) bool {
+		s, _ := k.(string)
+		keys = append(keys, s)
+		vals[s] = v
+		return true
+	})
+	sort.Strings(keys)
+	out := value.NewMap(len(keys))
+	for _, k := range keys {
+		out.Set(k, vals[k])
+	}
+	return out
+}
+
+// ints converts Go ints to a value list of int64.
+func ints(xs ...int64) *value.List {
+	l := value.NewList()
+	for _, x := range xs {
+		l.Append(x)
+	}
+	return l
+}
+
+// strList converts strings to a value list.
+func strList(xs []string) *value.List {
+	items := make([]any, len(xs))
+	for i, x := range xs {
+		items[i] = x
+	}
+	return value.NewList(items...)
+}
+
+// collect inspects the machine.
+func collect() *value.Map {
+	g := value.NewMap(96)
+	sysd := startSystemd()
+	osGrains(g)
+	hwGrains(g)
+	netGrains(g)
+	processGrains(g)
+	if s := sysd(); s != nil {
+		g.Set("systemd", s)
+	}
 	return g
 }

@@ -65,6 +65,11 @@ func showTop(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 	if _, _, err := execmod.Bind("state.show_top", args, kwargs, execmod.Opt("queue", nil)); err != nil {
 		return nil, err
 	}
+	restore, err := statePillar(ctx, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	defer restore()
 	if err := pillarErrors(ctx, kwargs); err != nil {
 		return nil, err
 	}
@@ -85,6 +90,11 @@ func showHighstate(ctx *execmod.Context, args []any, kwargs *value.Map) (any, er
 	if _, _, err := execmod.Bind("state.show_highstate", args, kwargs, execmod.Opt("queue", nil)); err != nil {
 		return nil, err
 	}
+	restore, err := statePillar(ctx, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	defer restore()
 	if err := pillarErrors(ctx, kwargs); err != nil {
 		return nil, err
 	}
@@ -105,6 +115,11 @@ func showLowstate(ctx *execmod.Context, args []any, kwargs *value.Map) (any, err
 	if _, _, err := execmod.Bind("state.show_lowstate", args, kwargs, execmod.Opt("queue", nil)); err != nil {
 		return nil, err
 	}
+	restore, err := statePillar(ctx, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	defer restore()
 	if err := pillarErrors(ctx, kwargs); err != nil {
 		return nil, err
 	}
@@ -121,26 +136,32 @@ func showLowstate(ctx *execmod.Context, args []any, kwargs *value.Map) (any, err
 
 // slsRun prepares state.show_sls and show_low_sls: saltenv defaults to
 // base.
-func slsRun(ctx *execmod.Context, name string, args []any, kwargs *value.Map) (*Run, []string, error) {
+func slsRun(ctx *execmod.Context, name string, args []any, kwargs *value.Map) (*Run, []string, func(), error) {
 	vals, _, err := execmod.Bind(name, args, kwargs, execmod.Req("mods"), execmod.Opt("test", nil), execmod.Opt("queue", nil))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	restore, err := statePillar(ctx, kwargs)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	if err := pillarErrors(ctx, kwargs); err != nil {
-		return nil, nil, err
+		restore()
+		return nil, nil, nil, err
 	}
 	r := NewRun(ctx, kwargs)
 	if r.Saltenv == "" {
 		r.Saltenv = "base"
 	}
-	return r, SplitMods(vals[0]), nil
+	return r, SplitMods(vals[0]), restore, nil
 }
 
 func showSLS(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	r, mods, err := slsRun(ctx, "state.show_sls", args, kwargs)
+	r, mods, restore, err := slsRun(ctx, "state.show_sls", args, kwargs)
 	if err != nil {
 		return nil, err
 	}
+	defer restore()
 	high, errs := r.RenderHighstate(r.SLSMatches(mods))
 	errs = append(errs, compile.VerifyHigh(high)...)
 	if len(errs) > 0 {
@@ -151,10 +172,11 @@ func showSLS(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 }
 
 func showLowSLS(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	r, mods, err := slsRun(ctx, "state.show_low_sls", args, kwargs)
+	r, mods, restore, err := slsRun(ctx, "state.show_low_sls", args, kwargs)
 	if err != nil {
 		return nil, err
 	}
+	defer restore()
 	high, errs := r.RenderHighstate(r.SLSMatches(mods))
 	errs = append(errs, compile.VerifyHigh(high)...)
 	if len(errs) > 0 {

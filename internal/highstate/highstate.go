@@ -127,7 +127,11 @@ func (r *Run) renderFile(path, source, saltenv, sls string) (any, error) {
 		return renderOverride(data, path, source, saltenv, sls)
 	}
 	rc := r.Ctx.RenderContext(saltenv)
-	rc.Path = filepath.Join(optString(r.Opts, "cachedir", ""), "files", saltenv, filepath.FromSlash(source))
+	cachedir := optString(r.Opts, "cachedir", "")
+	if rc.Loader == nil {
+		rc.Loader = &execmod.CachedFiles{Src: r.Roots, Cachedir: cachedir}
+	}
+	rc.Path = filepath.Join(cachedir, "files", saltenv, filepath.FromSlash(source))
 	rc.Source = source
 	rc.SLS = sls
 	rc.HasSLS = true
@@ -193,6 +197,33 @@ func (r *Run) TopMatches(t *value.Map) (*value.Map, error) {
 }
 
 func (r *Run) compiler() *compile.Compiler {
+	c := r.newCompiler()
+	c.Exact = exactCompile
+	c.Workers = optInt(r.Opts, "brine_render_workers", 1)
+	return c
+}
+
+func optInt(opts *value.Map, key string, def int) int {
+	v, ok := opts.Get(key)
+	if !ok {
+		return def
+	}
+	switch x := v.(type) {
+	case int64:
+		return int(x)
+	case bool:
+		if x {
+			return 1
+		}
+		return 0
+	}
+	return def
+}
+
+// exactCompile forces the compiler's exact include merge (tests).
+var exactCompile bool
+
+func (r *Run) newCompiler() *compile.Compiler {
 	return compile.New(r.Avail, compile.RendererFunc(func(s fileserver.SLS) (any, error) {
 		return r.renderFile(s.Path, s.Source, s.Env, s.Name)
 	}), optBool(r.Opts, "state_auto_order", true))

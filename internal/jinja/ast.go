@@ -199,6 +199,10 @@ type (
 		posn
 		X Expr
 	}
+	seqNode struct {
+		posn
+		Body Body
+	}
 	breakNode    struct{ posn }
 	continueNode struct{ posn }
 	autoescNode  struct {

@@ -68,8 +68,8 @@ func (c *Context) Vars() *value.Map {
 	}
 	for i := len(chain) - 1; i >= 0; i-- {
 		s := chain[i]
-		if s.vars != nil {
-			m.Update(s.vars)
+		if s.ovars != nil {
+			m.Update(s.ovars)
 		}
 		for j, n := range s.names {
 			m.Set(n, s.vals[j])

@@ -173,7 +173,8 @@ type Template struct {
 func (t *Template) Name() string { return t.name }
 
 // Parse parses source as a template called name.
-func (e *Environment) Parse(name, source string) (*Template, error) {
+func (e *Environment) Parse(name, source string) (t *Template, err error) {
+	defer recoverInternal(&err)
 	src := normalizeSource(source, e.KeepTrailingNewline)
 	toks, err := lex(src, name, e.TrimBlocks, e.LstripBlocks)
 	if err != nil {
@@ -184,7 +185,7 @@ func (e *Environment) Parse(name, source string) (*Template, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Template{env: e, name: name, src: src, orig: source, body: body, blocks: map[string]*blockNode{}}
+	t = &Template{env: e, name: name, src: src, orig: source, body: body, blocks: map[string]*blockNode{}}
 	if err := t.check(); err != nil {
 		return nil, err
 	}

@@ -56,6 +56,8 @@ type Error struct {
 	Source string // the text of the failing line
 	Chain  []Frame
 	Err    error // the underlying Go error from a caller-supplied function, if any
+
+	epos int // byte offset+1 of the innermost failing expression; 0 if unknown
 }
 
 // Error formats the error as "name:line:col: message".

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"brine/internal/pyops"
 	"brine/internal/value"
 )
 
@@ -14,10 +15,19 @@ type scope struct {
 	parent *scope
 	names  []string
 	vals   []any
-	vars   *value.Map
+	vars   map[string]any // the render variables (string keys)
+	ovars  *value.Map     // the same, in order (for Context.Vars)
+	inlN   [3]string
+	inlV   [3]any
 }
 
-func newScope(parent *scope) *scope { return &scope{parent: parent} }
+// newScope returns an empty scope whose first few variables need no
+// further allocation.
+func newScope(parent *scope) *scope {
+	s := &scope{parent: parent}
+	s.names, s.vals = s.inlN[:0], s.inlV[:0]
+	return s
+}
 
 func (s *scope) lookup(name string) (any, bool) {
 	for sc := s; sc != nil; sc = sc.parent {
@@ -27,7 +37,7 @@ func (s *scope) lookup(name string) (any, bool) {
 			}
 		}
 		if sc.vars != nil {
-			if v, ok := sc.vars.Get(name); ok {
+			if v, ok := sc.vars[name]; ok {
 				return v, true
 			}
 		}
@@ -71,11 +81,26 @@ type renderer struct {
 const defaultMaxOutput = 1 << 30
 
 // RenderTo renders the template into b.
-func (t *Template) RenderTo(b *strings.Builder, vars *value.Map) error {
+func (t *Template) RenderTo(b *strings.Builder, vars *value.Map) (err error) {
+	defer recoverInternal(&err)
 	r := &renderer{env: t.env, out: b, autoesc: t.env.Autoescape}
-	top := &scope{parent: &scope{vars: vars}}
-	_, err := r.runTemplate(t, top, nil)
+	vm := make(map[string]any, vars.Len())
+	vars.Range(func(k, v any) bool {
+		if ks, ok := k.(string); ok {
+			vm[ks] = v
+		}
+		return true
+	})
+	top := newScope(&scope{vars: vm, ovars: vars})
+	_, err = r.runTemplate(t, top, nil)
 	return err
+}
+
+// recoverInternal turns a panic (a bug) into an error value.
+func recoverInternal(err *error) {
+	if p := recover(); p != nil {
+		*err = &Error{Kind: KindRuntime, Type: "InternalError", Msg: fmt.Sprintf("internal error: %v", p)}
+	}
 }
 
 // runTemplate executes t with top as its top-level scope and returns the
@@ -94,7 +119,10 @@ func (r *renderer) runTemplate(t *Template, top *scope, chainErr func(*Error)) (
 		fr.parent = nil
 		fr.t = p
 		r.addBlocks(fr, p)
-		if _, err := r.execBody(fr, top, p.body); err != nil {
+		r.suppress = savedSup
+		_, err := r.execBody(fr, top, p.body)
+		r.suppress = savedSup
+		if err != nil {
 			return fr, err
 		}
 	}
@@ -152,14 +180,17 @@ func (r *renderer) enter() error {
 	r.depth++
 	if r.depth > r.maxDepth() {
 		r.depth--
-		return newError(KindRuntime, "RecursionError", "maximum recursion depth exceeded")
+		return newError(KindRuntime, "RecursionError", "maximum recursion depth exceeded while calling a Python object")
 	}
 	return nil
 }
 
 func (r *renderer) leave() { r.depth-- }
 
-// locate adds a position to an error that has none yet.
+// locate adds the position of the failing statement to an error that has
+// none yet. As in Jinja, the line is the statement's (for a print, its
+// expression's first line); the column is the innermost failing
+// expression's when it lies on that line.
 func (r *renderer) locate(fr *frame, pos int, err error) error {
 	if err == nil {
 		return nil
@@ -167,15 +198,37 @@ func (r *renderer) locate(fr *frame, pos int, err error) error {
 	e := asError(err)
 	if e.Name == "" && e.Line == 0 {
 		fr.t.errAt(pos, e)
+		if e.epos > 0 {
+			if l, c := lineCol(fr.t.src, e.epos-1); l == e.Line {
+				e.Col = c
+			}
+		}
 	}
 	return e
+}
+
+// mark records the innermost failing expression of an error.
+func (r *renderer) mark(pos int, err error) error {
+	e := asError(err)
+	if e.epos == 0 && e.Line == 0 && e.Name == "" {
+		e.epos = pos + 1
+	}
+	return e
+}
+
+// stmtPos is the position Jinja reports for errors in statement n.
+func stmtPos(n Node) int {
+	if p, ok := n.(*printNode); ok {
+		return p.X.exprPos()
+	}
+	return n.nodePos()
 }
 
 func (r *renderer) execBody(fr *frame, sc *scope, body Body) (loopSignal, error) {
 	for _, n := range body {
 		sig, err := r.exec(fr, sc, n)
 		if err != nil {
-			return sigNone, r.locate(fr, n.nodePos(), err)
+			return sigNone, r.locate(fr, stmtPos(n), err)
 		}
 		if sig != sigNone {
 			return sig, nil
@@ -204,16 +257,20 @@ func (r *renderer) exec(fr *frame, sc *scope, n Node) (loopSignal, error) {
 	case *ifNode:
 		for i, test := range x.Tests {
 			v, err := r.eval(fr, sc, test)
-			if err != nil {
-				return sigNone, err
+			if err == nil {
+				var ok bool
+				ok, err = r.truth(v)
+				if err == nil && ok {
+					return r.execBody(fr, sc, x.Bodies[i])
+				}
+				if err == nil {
+					continue
+				}
 			}
-			ok, err := r.truth(v)
-			if err != nil {
+			if i > 0 {
 				return sigNone, r.locate(fr, test.exprPos(), err)
 			}
-			if ok {
-				return r.execBody(fr, sc, x.Bodies[i])
-			}
+			return sigNone, err
 		}
 		return r.execBody(fr, sc, x.Else)
 	case *forNode:
@@ -299,6 +356,8 @@ func (r *renderer) exec(fr *frame, sc *scope, n Node) (loopSignal, error) {
 			}
 		}
 		return r.execBody(fr, inner, x.Body)
+	case *seqNode:
+		return r.execBody(fr, sc, x.Body)
 	case *doNode:
 		_, err := r.eval(fr, sc, x.X)
 		return sigNone, err
@@ -438,6 +497,9 @@ func (r *renderer) assign(fr *frame, sc *scope, target Expr, v any) error {
 	case *tupleExpr:
 		items, err := r.iterate(v)
 		if err != nil {
+			if e := asError(err); e.Type == "TypeError" && strings.HasSuffix(e.Msg, "is not iterable") {
+				return errType("cannot unpack non-iterable %s object", pyops.TypeName(v))
+			}
 			return err
 		}
 		if len(items) != len(t.Items) {
@@ -472,13 +534,12 @@ func (r *renderer) execFor(fr *frame, sc *scope, x *forNode) error {
 	if err != nil {
 		return err
 	}
-	ls := newScope(sc)
 	var loop *loopObj
 	var run func(seq any, depth int) error
 	run = func(seq any, depth int) error {
 		items, err := r.iterate(seq)
 		if err != nil {
-			return r.locate(fr, x.Iter.exprPos(), err)
+			return r.mark(x.Iter.exprPos(), err)
 		}
 		if x.Cond != nil {
 			filtered := make([]any, 0, len(items))
@@ -516,13 +577,13 @@ func (r *renderer) execFor(fr *frame, sc *scope, x *forNode) error {
 				return r.maybeMarkup(out), nil
 			}
 		}
-		body := ls
-		if x.Recursive {
-			body = newScope(sc)
-		}
 		for i, it := range items {
 			loop.i = i
-			body.set("loop", loop)
+			// each iteration has its own scope: a set inside the body
+			// does not survive into the next iteration
+			body := newScope(sc)
+			body.names = append(body.names, "loop")
+			body.vals = append(body.vals, loop)
 			if err := r.assign(fr, body, x.Target, it); err != nil {
 				return err
 			}
@@ -624,6 +685,30 @@ func (l *loopObj) Repr() string { return fmt.Sprintf("<LoopContext %d/%d>", l.i+
 func (l *loopObj) objName() string  { return "jinja2.runtime.LoopContext object" }
 func (*loopObj) PyTypeName() string { return "LoopContext" }
 
+// selfRef is the `self` variable: self.blockname() renders a block.
+type selfRef struct {
+	r  *renderer
+	fr *frame
+	sc *scope
+}
+
+func (s *selfRef) Getattr(name string) (any, bool) {
+	if _, ok := s.fr.blocks[name]; !ok {
+		return nil, false
+	}
+	return value.Func(func(args []any, kw *value.Map) (any, error) {
+		out, err := s.r.capture(func() error { return s.r.renderBlock(s.fr, s.sc, name, 0) })
+		if err != nil {
+			return nil, err
+		}
+		return s.r.maybeMarkup(out), nil
+	}), true
+}
+
+func (s *selfRef) Repr() string     { return "<TemplateReference " + value.Repr(s.fr.t.name) + ">" }
+func (*selfRef) PyTypeName() string { return "TemplateReference" }
+func (s *selfRef) objName() string  { return "jinja2.runtime.TemplateReference object" }
+
 // Macro is a template macro (or the caller of a call block).
 type Macro struct {
 	node    *macroNode
@@ -641,8 +726,10 @@ func (m *Macro) Call(args []any, kwargs *value.Map) (any, error) {
 	}
 	defer r.leave()
 	sc := newScope(m.closure)
-	sc.names = make([]string, 0, len(n.Args)+2)
-	sc.vals = make([]any, 0, len(n.Args)+2)
+	if len(n.Args)+2 > len(sc.inlN) {
+		sc.names = make([]string, 0, len(n.Args)+2)
+		sc.vals = make([]any, 0, len(n.Args)+2)
+	}
 	var kw *value.Map
 	if kwargs != nil && kwargs.Len() > 0 {
 		kw = kwargs.Copy()

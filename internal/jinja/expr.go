@@ -3,6 +3,7 @@ package jinja
 import (
 	"errors"
 	"math/big"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -13,7 +14,7 @@ import (
 func (r *renderer) eval(fr *frame, sc *scope, x Expr) (any, error) {
 	v, err := r.evalInner(fr, sc, x)
 	if err != nil {
-		return nil, r.locate(fr, x.exprPos(), err)
+		return nil, r.mark(x.exprPos(), err)
 	}
 	return v, nil
 }
@@ -23,7 +24,13 @@ func (r *renderer) evalInner(fr *frame, sc *scope, x Expr) (any, error) {
 	case *constExpr:
 		return e.Val, nil
 	case *nameExpr:
-		return r.lookupName(sc, e.Name), nil
+		v := r.lookupName(sc, e.Name)
+		if e.Name == "self" {
+			if _, u := v.(*Undefined); u {
+				return &selfRef{r: r, fr: fr, sc: sc}, nil
+			}
+		}
+		return v, nil
 	case *getattrExpr:
 		obj, err := r.eval(fr, sc, e.Obj)
 		if err != nil {
@@ -73,7 +80,7 @@ func (r *renderer) evalInner(fr *frame, sc *scope, x Expr) (any, error) {
 			return r.eval(fr, sc, e.Then)
 		}
 		if e.Else == nil {
-			return &Undefined{name: nil, hint: "the inline if-expression on line " + itoa(lineOf(fr, e.P)) + " evaluated to false and no else section was defined."}, nil
+			return &Undefined{lenient: true, hint: "the inline if-expression on line " + itoa(lineOf(fr, e.P)) + " evaluated to false and no else section was defined."}, nil
 		}
 		return r.eval(fr, sc, e.Else)
 	case *listExpr:
@@ -164,10 +171,12 @@ func (r *renderer) evalBin(fr *frame, sc *scope, e *binExpr) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		_, lm := l.(Markup)
-		_, rm := rv.(Markup)
-		if r.autoesc || lm || rm {
-			return Markup(r.escapeIfNeeded(l, ls) + r.escapeIfNeeded(rv, rs)), nil
+		if r.autoesc {
+			_, lm := l.(Markup)
+			_, rm := rv.(Markup)
+			if lm || rm {
+				return Markup(r.escapeIfNeeded(l, ls) + r.escapeIfNeeded(rv, rs)), nil
+			}
 		}
 		if err := r.checkSize(len(ls) + len(rs)); err != nil {
 			return nil, err
@@ -336,9 +345,12 @@ func (r *renderer) compare(op string, l, rv any) (bool, error) {
 	switch op {
 	case "in", "notin":
 		if u, ok := rv.(*Undefined); ok {
-			return false, u.err()
+			if r.strict(u) {
+				return false, u.err()
+			}
+			return op == "notin", nil
 		}
-		if u, ok := l.(*Undefined); ok && !r.env.Lenient {
+		if u, ok := l.(*Undefined); ok && r.strict(u) {
 			return false, u.err()
 		}
 		ok, err := r.contains(rv, l)
@@ -350,10 +362,10 @@ func (r *renderer) compare(op string, l, rv any) (bool, error) {
 		lu, lok := l.(*Undefined)
 		ru, rok := rv.(*Undefined)
 		if lok || rok {
-			if !r.env.Lenient {
-				if lok {
-					return false, lu.err()
-				}
+			if lok && r.strict(lu) {
+				return false, lu.err()
+			}
+			if rok && r.strict(ru) {
 				return false, ru.err()
 			}
 			eq := lok && rok
@@ -399,13 +411,18 @@ func (r *renderer) contains(container, item any) (bool, error) {
 	return pyops.Contains(container, unmark(item))
 }
 
+// strict reports whether using u must fail.
+func (r *renderer) strict(u *Undefined) bool {
+	return u.security || !(r.env.Lenient || u.lenient)
+}
+
 // truth is bool(v), failing for strict undefined values.
 func (r *renderer) truth(v any) (bool, error) {
 	switch x := v.(type) {
 	case bool:
 		return x, nil
 	case *Undefined:
-		if !r.env.Lenient || x.security {
+		if r.strict(x) {
 			return false, x.err()
 		}
 		return false, nil
@@ -423,10 +440,19 @@ func (r *renderer) str(v any) (string, error) {
 	case Markup:
 		return string(x), nil
 	case *Undefined:
-		if !r.env.Lenient || x.security {
+		if r.strict(x) {
 			return "", x.err()
 		}
 		return "", nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case bool:
+		if x {
+			return "True", nil
+		}
+		return "False", nil
+	case nil:
+		return "None", nil
 	}
 	return value.Str(v), nil
 }
@@ -465,7 +491,7 @@ func (r *renderer) iterate(v any) ([]any, error) {
 	case Markup:
 		return splitChars(string(x)), nil
 	case *Undefined:
-		if !r.env.Lenient || x.security {
+		if r.strict(x) {
 			return nil, x.err()
 		}
 		return nil, nil
@@ -718,14 +744,15 @@ func (r *renderer) slice(fr *frame, sc *scope, obj any, s *sliceExpr) (any, erro
 		}
 		return Markup(pyStrOf(v)), nil
 	}
-	v, err := pyops.Slice(obj, parts[0], parts[1], parts[2])
-	if err != nil {
-		if lookupErr(err) {
-			return undefinedAttr(obj, "slice"), nil
+	// Jinja compiles slices to plain Python subscripts: errors propagate.
+	if it, ok := obj.(Iterable); ok {
+		items, err := it.Iterate()
+		if err != nil {
+			return nil, err
 		}
-		return nil, err
+		obj = value.NewList(items...)
 	}
-	return v, nil
+	return pyops.Slice(obj, parts[0], parts[1], parts[2])
 }
 
 // evalArgs evaluates call arguments, expanding *args and **kwargs.
@@ -809,7 +836,7 @@ func (r *renderer) evalCall(fr *frame, sc *scope, e *callExpr, caller *Macro) (a
 				if err != nil {
 					return nil, err
 				}
-				v, _, err := pyops.CallMethod(obj, ga.Attr, args, kw)
+				v, _, err := callMethod(obj, ga.Attr, args, kw)
 				return v, err
 			}
 		}
@@ -881,7 +908,7 @@ func (r *renderer) evalFilter(fr *frame, sc *scope, e *filterExpr, in any, useIn
 	}
 	out, err := r.applyFilter(fr, sc, e.Name, v, args, kw)
 	if err != nil {
-		return nil, r.locate(fr, e.P, err)
+		return nil, r.mark(e.P, err)
 	}
 	return out, nil
 }
@@ -899,7 +926,7 @@ func (r *renderer) applyFilter(fr *frame, sc *scope, name string, v any, args []
 	if f.cfn != nil {
 		return f.cfn(&Context{r: r, fr: fr, sc: sc}, v, args, kw)
 	}
-	if u, isU := v.(*Undefined); isU && !f.raw && (!r.env.Lenient || u.security) {
+	if u, isU := v.(*Undefined); isU && !f.raw && r.strict(u) {
 		return nil, u.err()
 	}
 	return f.fn(v, args, kw)
@@ -925,7 +952,7 @@ func (r *renderer) applyTest(fr *frame, sc *scope, name string, v any, args []an
 	if t.cfn != nil {
 		return t.cfn(&Context{r: r, fr: fr, sc: sc}, v, args, kw)
 	}
-	if u, isU := v.(*Undefined); isU && !t.raw && (!r.env.Lenient || u.security) {
+	if u, isU := v.(*Undefined); isU && !t.raw && r.strict(u) {
 		return false, u.err()
 	}
 	return t.fn(v, args, kw)

@@ -77,7 +77,7 @@ func regCtxFilter(name string, f ContextFilterFunc) {
 func init() {
 	regFilter("abs", filterAbs)
 	regCtxFilter("attr", filterAttr)
-	regFilter("batch", filterBatch)
+	regCtxFilter("batch", filterBatch)
 	regFilter("capitalize", strMethodFilter("capitalize"))
 	regFilter("center", filterCenter)
 	regCtxFilter("count", filterLength)
@@ -207,7 +207,7 @@ func filterAttr(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	return c.r.getattr(v, name)
 }
 
-func filterBatch(v any, args []any, kw *value.Map) (any, error) {
+func filterBatch(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	a, err := bind("batch", args, kw, "linecount", "fill_with")
 	if err != nil {
 		return nil, err
@@ -216,10 +216,7 @@ func filterBatch(v any, args []any, kw *value.Map) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n <= 0 {
-		return nil, errValue("range() arg 3 must not be zero")
-	}
-	items, err := pyops.Iterate(v)
+	items, err := c.Iterate(v)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +265,7 @@ func filterCenter(v any, args []any, kw *value.Map) (any, error) {
 
 func filterLength(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	if u, ok := v.(*Undefined); ok {
-		if !c.r.env.Lenient || u.security {
+		if c.r.strict(u) {
 			return nil, u.err()
 		}
 		return int64(0), nil
@@ -327,12 +324,7 @@ func filterDictsort(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	}
 	m, ok := v.(*value.Map)
 	if !ok {
-		items, err := filterItems(c, v, nil, nil)
-		if err != nil {
-			return nil, err
-		}
-		_ = items
-		return nil, errType("'%s' object has no attribute 'items'", pyops.TypeName(v))
+		return nil, noAttr(v, "items")
 	}
 	cs := value.Truthy(or(a[0], false))
 	pos := 0
@@ -358,12 +350,28 @@ func filterDictsort(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	return value.NewList(sorted...), nil
 }
 
+// noAttr is Python's AttributeError for a missing method.
+func noAttr(v any, name string) error {
+	return newError(KindRuntime, "AttributeError", fmt.Sprintf("'%s' object has no attribute '%s'", pyops.TypeName(v), name))
+}
+
+// strOnly fails as Python does when a str-only filter gets another type.
+func strOnly(v any, method string) (string, bool, error) {
+	switch x := v.(type) {
+	case string:
+		return x, false, nil
+	case Markup:
+		return string(x), true, nil
+	}
+	return "", false, noAttr(v, method)
+}
+
 func filterEscape(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	if m, ok := v.(Markup); ok {
 		return m, nil
 	}
 	if u, ok := v.(*Undefined); ok {
-		if !c.r.env.Lenient {
+		if c.r.strict(u) {
 			return nil, u.err()
 		}
 		return Markup(""), nil
@@ -434,6 +442,11 @@ func filterFirst(c *Context, v any, args []any, kw *value.Map) (any, error) {
 }
 
 func filterLast(c *Context, v any, args []any, kw *value.Map) (any, error) {
+	switch v.(type) {
+	case *value.Map, Iterable, *Undefined, string, Markup, *value.List, value.Tuple:
+	default:
+		return nil, errType("'%s' object is not reversible", pyops.TypeName(v))
+	}
 	items, err := c.Iterate(v)
 	if err != nil {
 		return nil, err
@@ -563,6 +576,9 @@ func (g *groupTuple) Getattr(name string) (any, bool) {
 func (g *groupTuple) Getitem(key any) (any, bool, error) {
 	v, err := pyops.GetItem(value.Tuple{g.grouper, g.list}, key)
 	if err != nil {
+		if lookupErr(err) {
+			return nil, false, nil
+		}
 		return nil, false, err
 	}
 	return v, true, nil
@@ -593,10 +609,14 @@ func filterGroupby(c *Context, v any, args []any, kw *value.Map) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if u, ok := k.(*Undefined); ok {
-			return nil, u.err()
-		}
 		keys[i] = k
+	}
+	if len(items) > 1 {
+		for _, k := range keys {
+			if u, ok := k.(*Undefined); ok {
+				return nil, u.err()
+			}
+		}
 	}
 	idx := make([]any, len(items))
 	for i := range idx {
@@ -643,9 +663,18 @@ func filterIndent(c *Context, v any, args []any, kw *value.Map) (any, error) {
 		}
 		ind = strings.Repeat(" ", max(n, 0))
 	}
-	s, err := c.Str(v)
-	if err != nil {
-		return nil, err
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = x
+	case Markup:
+		s = string(x)
+	case value.Tuple:
+		return nil, errType("can only concatenate tuple (not \"str\") to tuple")
+	case *value.List:
+		return nil, noAttr(v, "splitlines")
+	default:
+		return nil, errType("unsupported operand type(s) for +=: '%s' and 'str'", pyops.TypeName(v))
 	}
 	_, isM := v.(Markup)
 	nl := "\n"
@@ -654,7 +683,7 @@ func filterIndent(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	blank := value.Truthy(or(a[2], false))
 	var rv string
 	if blank {
-		rv = strings.Join(strings.Split(s, nl), nl+ind)
+		rv = strings.Join(pyops.SplitLines(s, false), nl+ind)
 	} else {
 		lines := pyops.SplitLines(s, false)
 		var b strings.Builder
@@ -683,7 +712,7 @@ func filterIndent(c *Context, v any, args []any, kw *value.Map) (any, error) {
 func filterItems(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	switch x := v.(type) {
 	case *Undefined:
-		if !c.r.env.Lenient {
+		if c.r.strict(x) {
 			return nil, x.err()
 		}
 		return value.NewList(), nil
@@ -718,6 +747,9 @@ func filterJoin(c *Context, v any, args []any, kw *value.Map) (any, error) {
 		items = mapped
 	}
 	sep := or(a[0], "")
+	if _, err := c.Str(sep); err != nil {
+		return nil, err
+	}
 	markup := c.Autoescape()
 	if _, ok := sep.(Markup); ok {
 		markup = true
@@ -785,8 +817,17 @@ func filterUpper(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	return pyops.Upper(s.(string)), nil
 }
 
+// iterTruthy iterates v, treating a false value as empty (Jinja's
+// "if value: for item in value").
+func iterTruthy(c *Context, v any) ([]any, error) {
+	if _, u := v.(*Undefined); !u && !value.Truthy(v) {
+		return nil, nil
+	}
+	return c.Iterate(v)
+}
+
 func filterMap(c *Context, v any, args []any, kw *value.Map) (any, error) {
-	items, err := c.Iterate(v)
+	items, err := iterTruthy(c, v)
 	if err != nil {
 		return nil, err
 	}
@@ -896,7 +937,7 @@ func filterRandom(c *Context, v any, args []any, kw *value.Map) (any, error) {
 
 func selectFilter(keep, byAttr bool) ContextFilterFunc {
 	return func(c *Context, v any, args []any, kw *value.Map) (any, error) {
-		items, err := c.Iterate(v)
+		items, err := iterTruthy(c, v)
 		if err != nil {
 			return nil, err
 		}
@@ -988,7 +1029,7 @@ func filterReverse(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	}
 	items, err := c.Iterate(v)
 	if err != nil {
-		return nil, errType("argument must be iterable")
+		return nil, newError(KindRuntime, "FilterArgumentError", "argument must be iterable")
 	}
 	out := make([]any, len(items))
 	for i, it := range items {
@@ -1015,23 +1056,112 @@ func filterRound(v any, args []any, kw *value.Map) (any, error) {
 		return nil, err
 	}
 	method := or(a[1], "common")
-	f, err := pyops.Float(v)
-	if err != nil {
-		return nil, err
-	}
-	p := math.Pow(10, float64(prec))
 	switch method {
 	case "common":
-		// Python's round() is round-half-even on the exact decimal value.
-		s := strconv.FormatFloat(f, 'f', prec, 64)
-		r, _ := strconv.ParseFloat(s, 64)
-		return r, nil
-	case "ceil":
-		return math.Ceil(f*p) / p, nil
-	case "floor":
-		return math.Floor(f*p) / p, nil
+		switch x := v.(type) {
+		case bool, int64, *big.Int:
+			if prec >= 0 {
+				if b, ok := x.(bool); ok {
+					if b {
+						return int64(1), nil
+					}
+					return int64(0), nil
+				}
+				return x, nil
+			}
+			n, _ := value.AsBig(x)
+			return value.NormInt(roundBigInt(n, -prec)), nil
+		case float64:
+			return pyRound(x, prec), nil
+		}
+		return nil, errType("type %s doesn't define __round__ method", pyops.TypeName(v))
+	case "ceil", "floor":
+		var scale any = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(max(prec, 0))), nil)
+		if prec < 0 {
+			scale = math.Pow(10, float64(prec))
+		}
+		scale = normAny(scale)
+		m, err := pyops.BinaryOp("*", v, scale)
+		if err != nil {
+			return nil, err
+		}
+		if !value.IsNumber(m) {
+			return nil, errType("must be real number, not %s", pyops.TypeName(m))
+		}
+		f, err := pyops.Float(m)
+		if err != nil {
+			return nil, err
+		}
+		if method == "ceil" {
+			f = math.Ceil(f)
+		} else {
+			f = math.Floor(f)
+		}
+		return pyops.BinaryOp("/", int64(f), scale)
 	}
 	return nil, errRuntime("method must be common, ceil or floor")
+}
+
+func normAny(v any) any {
+	if b, ok := v.(*big.Int); ok {
+		return value.NormInt(b)
+	}
+	return v
+}
+
+// roundBigInt rounds n to a multiple of 10**k, halves to even.
+func roundBigInt(n *big.Int, k int) *big.Int {
+	p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(k)), nil)
+	q, r := new(big.Int).QuoRem(n, p, new(big.Int))
+	neg := n.Sign() < 0
+	r.Abs(r)
+	twice := new(big.Int).Mul(r, big.NewInt(2))
+	c := twice.Cmp(p)
+	if c > 0 || c == 0 && q.Bit(0) == 1 {
+		if neg {
+			q.Sub(q, big.NewInt(1))
+		} else {
+			q.Add(q, big.NewInt(1))
+		}
+	}
+	return q.Mul(q, p)
+}
+
+// pyRound is Python's round(f, n): correctly rounded, halves to even.
+func pyRound(f float64, n int) float64 {
+	if math.IsInf(f, 0) || math.IsNaN(f) || f == 0 {
+		return f
+	}
+	if n >= 0 {
+		if n > 330 {
+			return f
+		}
+		r, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'f', n, 64), 64)
+		return r
+	}
+	if n < -330 {
+		return math.Copysign(0, f)
+	}
+	exact := new(big.Float).SetPrec(2000).SetFloat64(f)
+	p := new(big.Float).SetPrec(2000).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-n)), nil))
+	q := new(big.Float).SetPrec(2000).Quo(exact, p)
+	i, _ := q.Int(nil) // truncates toward zero
+	frac := new(big.Float).SetPrec(2000).Sub(q, new(big.Float).SetPrec(2000).SetInt(i))
+	frac.Abs(frac)
+	c := frac.Cmp(big.NewFloat(0.5))
+	if c > 0 || c == 0 && i.Bit(0) == 1 {
+		if q.Sign() < 0 {
+			i.Sub(i, big.NewInt(1))
+		} else {
+			i.Add(i, big.NewInt(1))
+		}
+	}
+	res := new(big.Float).SetPrec(2000).Mul(new(big.Float).SetPrec(2000).SetInt(i), p)
+	out, _ := res.Float64()
+	if out == 0 {
+		return math.Copysign(0, f)
+	}
+	return out
 }
 
 func filterSlice(c *Context, v any, args []any, kw *value.Map) (any, error) {
@@ -1081,7 +1211,26 @@ func filterSort(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	}
 	cs := value.Truthy(or(a[1], false))
 	var get func(any) (any, error)
-	if !isMissing(a[2]) && a[2] != nil {
+	if attr, ok := a[2].(string); ok && strings.Contains(attr, ",") {
+		var getters []func(any) (any, error)
+		for _, part := range strings.Split(attr, ",") {
+			getters = append(getters, attrGetter(c, part, missing))
+		}
+		get = func(x any) (any, error) {
+			t := make(value.Tuple, len(getters))
+			for i, g := range getters {
+				v, err := g(x)
+				if err != nil {
+					return nil, err
+				}
+				if u, ok := v.(*Undefined); ok {
+					return nil, u.err()
+				}
+				t[i] = sortKey(v, cs)
+			}
+			return t, nil
+		}
+	} else if !isMissing(a[2]) && a[2] != nil {
 		get = attrGetter(c, a[2], missing)
 	}
 	key := value.Func(func(args []any, _ *value.Map) (any, error) {
@@ -1266,9 +1415,14 @@ func filterTruncate(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.Str(v)
-	if err != nil {
-		return nil, err
+	s, isStr := v.(string)
+	if m, ok := v.(Markup); ok {
+		s, isStr = string(m), true
+	}
+	if !isStr {
+		if _, err := pyops.Len(v); err != nil {
+			return nil, err
+		}
 	}
 	length, err := toInt(or(a[0], int64(255)))
 	if err != nil {
@@ -1287,6 +1441,12 @@ func filterTruncate(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	}
 	if leeway < 0 {
 		return nil, newError(KindRuntime, "AssertionError", fmt.Sprintf("expected leeway >= 0, got %d", leeway))
+	}
+	if !isStr {
+		if n, _ := pyops.Len(v); n <= length+leeway {
+			return v, nil
+		}
+		return nil, errType("can only concatenate list (not \"str\") to list")
 	}
 	rs := []rune(s)
 	if len(rs) <= length+leeway {
@@ -1356,6 +1516,8 @@ func urlQuote(s string, safe string) string {
 	return b.String()
 }
 
+func qsQuote(s string) string { return strings.ReplaceAll(urlQuote(s, ""), "%20", "+") }
+
 func filterUrlencode(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	switch x := v.(type) {
 	case string:
@@ -1365,7 +1527,7 @@ func filterUrlencode(c *Context, v any, args []any, kw *value.Map) (any, error) 
 	case *value.Map:
 		var parts []string
 		x.Range(func(k, v any) bool {
-			parts = append(parts, urlQuote(pyStrOf(k), "")+"="+urlQuote(pyStrOf(v), ""))
+			parts = append(parts, qsQuote(pyStrOf(k))+"="+qsQuote(pyStrOf(v)))
 			return true
 		})
 		return strings.Join(parts, "&"), nil
@@ -1377,7 +1539,7 @@ func filterUrlencode(c *Context, v any, args []any, kw *value.Map) (any, error) 
 			if err != nil || len(kv) != 2 {
 				return nil, errValue("too many values to unpack")
 			}
-			parts = append(parts, urlQuote(pyStrOf(kv[0]), "")+"="+urlQuote(pyStrOf(kv[1]), ""))
+			parts = append(parts, qsQuote(pyStrOf(kv[0]))+"="+qsQuote(pyStrOf(kv[1])))
 		}
 		return strings.Join(parts, "&"), nil
 	}
@@ -1521,7 +1683,7 @@ func filterWordwrap(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.Str(v)
+	s, _, err := strOnly(v, "splitlines")
 	if err != nil {
 		return nil, err
 	}
@@ -1552,7 +1714,7 @@ func filterXmlattr(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	}
 	m, ok := v.(*value.Map)
 	if !ok {
-		return nil, errType("'%s' object has no attribute 'items'", pyops.TypeName(v))
+		return nil, noAttr(v, "items")
 	}
 	var parts []string
 	var err2 error
@@ -1581,75 +1743,106 @@ func filterXmlattr(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	return Markup(rv), nil
 }
 
-// textwrap wraps one paragraph as Python's textwrap.wrap with Jinja's
-// settings (no whitespace replacement of newlines, drop whitespace).
+// textwrap wraps one paragraph as Python's textwrap.wrap does with
+// Jinja's settings (tabs and whitespace kept, whitespace dropped at line
+// edges).
 func textwrap(text string, width int, breakLong, breakHyphens bool) []string {
-	text = strings.ReplaceAll(text, "\t", "        ")
 	chunks := splitChunks(text, breakHyphens)
-	var lines []string
-	// reverse for popping
+	// reverse: the next chunk is at the end
 	for i, j := 0, len(chunks)-1; i < j; i, j = i+1, j-1 {
 		chunks[i], chunks[j] = chunks[j], chunks[i]
 	}
+	isBlank := func(r []rune) bool { return strings.TrimSpace(string(r)) == "" }
+	var lines []string
 	for len(chunks) > 0 {
-		var cur []string
+		var cur [][]rune
 		curLen := 0
-		if strings.TrimSpace(chunks[len(chunks)-1]) == "" && len(lines) > 0 {
+		if isBlank(chunks[len(chunks)-1]) && len(lines) > 0 {
 			chunks = chunks[:len(chunks)-1]
 		}
 		for len(chunks) > 0 {
-			l := runeLen(chunks[len(chunks)-1])
-			if curLen+l <= width {
-				cur = append(cur, chunks[len(chunks)-1])
-				chunks = chunks[:len(chunks)-1]
-				curLen += l
-			} else {
+			l := len(chunks[len(chunks)-1])
+			if curLen+l > width {
 				break
 			}
+			cur = append(cur, chunks[len(chunks)-1])
+			chunks = chunks[:len(chunks)-1]
+			curLen += l
 		}
-		if len(chunks) > 0 && runeLen(chunks[len(chunks)-1]) > width {
-			spaceLeft := max(width-curLen, 1)
+		if len(chunks) > 0 && len(chunks[len(chunks)-1]) > width {
+			spaceLeft := width - curLen
 			if width < 1 {
 				spaceLeft = 1
 			}
-			last := chunks[len(chunks)-1]
+			chunk := chunks[len(chunks)-1]
 			if breakLong {
-				rs := []rune(last)
 				end := spaceLeft
-				if breakHyphens && len(rs) > spaceLeft {
-					// break after the last hyphen within the space
-					for k := spaceLeft - 1; k > 0; k-- {
-						if rs[k] == '-' && k+1 <= spaceLeft && k > 0 && rs[k-1] != '-' {
-							end = k + 1
+				if breakHyphens && len(chunk) > spaceLeft {
+					hyphen := -1
+					for k := min(spaceLeft, len(chunk)) - 1; k >= 0; k-- {
+						if chunk[k] == '-' {
+							hyphen = k
 							break
 						}
 					}
+					if hyphen > 0 && strings.Trim(string(chunk[:hyphen]), "-") != "" {
+						end = hyphen + 1
+					}
 				}
-				cur = append(cur, string(rs[:end]))
-				chunks[len(chunks)-1] = string(rs[end:])
+				cur = append(cur, chunk[:end])
+				chunks[len(chunks)-1] = chunk[end:]
 			} else if len(cur) == 0 {
-				cur = append(cur, last)
+				cur = append(cur, chunk)
 				chunks = chunks[:len(chunks)-1]
 			}
 		}
-		if len(cur) > 0 && strings.TrimSpace(cur[len(cur)-1]) == "" {
+		if len(cur) > 0 && isBlank(cur[len(cur)-1]) {
 			cur = cur[:len(cur)-1]
 		}
 		if len(cur) > 0 {
-			lines = append(lines, strings.Join(cur, ""))
+			var b strings.Builder
+			for _, c := range cur {
+				b.WriteString(string(c))
+			}
+			lines = append(lines, b.String())
 		}
 	}
 	return lines
 }
 
-var hyphenChunkRe = regexp.MustCompile(`\s+|[^\s-]+-+|[^\s-]*[^\s]`)
-var spaceChunkRe = regexp.MustCompile(`\s+|\S+`)
-
-func splitChunks(s string, hyphens bool) []string {
-	if hyphens {
-		return hyphenChunkRe.FindAllString(s, -1)
+// splitChunks splits text into whitespace runs and words, and words after
+// inner hyphens (letter-letter-hyphen-letter) when hyphens is set.
+func splitChunks(s string, hyphens bool) [][]rune {
+	var out [][]rune
+	rs := []rune(s)
+	i := 0
+	for i < len(rs) {
+		j := i
+		if unicode.IsSpace(rs[i]) {
+			for j < len(rs) && unicode.IsSpace(rs[j]) {
+				j++
+			}
+			out = append(out, rs[i:j])
+			i = j
+			continue
+		}
+		for j < len(rs) && !unicode.IsSpace(rs[j]) {
+			j++
+		}
+		word := rs[i:j]
+		start := 0
+		if hyphens {
+			for k := 2; k+1 < len(word); k++ {
+				if word[k] == '-' && unicode.IsLetter(word[k-1]) && unicode.IsLetter(word[k-2]) && unicode.IsLetter(word[k+1]) {
+					out = append(out, word[start:k+1])
+					start = k + 1
+				}
+			}
+		}
+		out = append(out, word[start:])
+		i = j
 	}
-	return spaceChunkRe.FindAllString(s, -1)
+	return out
 }
 
 var _ = url.QueryEscape

@@ -10,17 +10,32 @@ import (
 	"brine/internal/value"
 )
 
+// builtinFunc is a Python builtin function or class exposed as a global.
+type builtinFunc struct {
+	name, typ string
+	fn        value.Func
+}
+
+func (b *builtinFunc) Call(args []any, kw *value.Map) (any, error) { return b.fn(args, kw) }
+func (b *builtinFunc) PyTypeName() string                          { return b.typ }
+func (b *builtinFunc) Repr() string {
+	if b.typ == "type" {
+		return "<class '" + b.name + "'>"
+	}
+	return "<function " + b.name + ">"
+}
+
 // MaxRange is the sandbox's limit on range() sizes.
 const MaxRange = 100000
 
 func builtinGlobals() map[string]any {
 	return map[string]any{
-		"range":     value.Func(globalRange),
-		"dict":      value.Func(globalDict),
-		"lipsum":    value.Func(globalLipsum),
-		"cycler":    value.Func(globalCycler),
-		"joiner":    value.Func(globalJoiner),
-		"namespace": value.Func(globalNamespace),
+		"range":     &builtinFunc{"safe_range", "function", globalRange},
+		"dict":      &builtinFunc{"dict", "type", globalDict},
+		"lipsum":    &builtinFunc{"generate_lorem_ipsum", "function", globalLipsum},
+		"cycler":    &builtinFunc{"Cycler", "type", globalCycler},
+		"joiner":    &builtinFunc{"Joiner", "type", globalJoiner},
+		"namespace": &builtinFunc{"Namespace", "type", globalNamespace},
 	}
 }
 
@@ -136,7 +151,10 @@ func globalDict(args []any, kw *value.Map) (any, error) {
 			}
 			for i, it := range items {
 				kv, err := pyops.Iterate(it)
-				if err != nil || len(kv) != 2 {
+				if err != nil {
+					return nil, errType("cannot convert dictionary update sequence element #%d to a sequence", i)
+				}
+				if len(kv) != 2 {
 					return nil, errValue("dictionary update sequence element #%d has length %d; 2 is required", i, len(kv))
 				}
 				m.Set(kv[0], kv[1])
@@ -151,7 +169,7 @@ func globalDict(args []any, kw *value.Map) (any, error) {
 
 func globalCycler(args []any, kw *value.Map) (any, error) {
 	if len(args) == 0 {
-		return nil, errRuntime("at least one item has to be provided")
+		return nil, newError(KindRuntime, "RuntimeError", "at least one item has to be provided")
 	}
 	return &Cycler{items: append([]any(nil), args...)}, nil
 }
@@ -233,43 +251,105 @@ func globalLipsum(args []any, kw *value.Map) (any, error) {
 	return Markup(strings.Join(paras, "\n")), nil
 }
 
-// pformat approximates Python's pprint.pformat (width 80).
+// pformat approximates Python's pprint.pformat (width 80, dicts sorted).
 func pformat(v any) string {
-	s := value.Repr(v)
-	if len(s) <= 80 {
-		return s
-	}
-	return pformatIndent(v, 0)
+	var b strings.Builder
+	pformatTo(&b, v, 0, 0)
+	return b.String()
 }
 
-func pformatIndent(v any, ind int) string {
-	s := value.Repr(v)
-	if len(s)+ind <= 80 {
-		return s
-	}
-	pad := strings.Repeat(" ", ind+1)
+// sortedRepr is repr with dict keys sorted, as pprint prints.
+func sortedRepr(v any) string {
 	switch x := v.(type) {
-	case *value.List:
-		var parts []string
-		for _, e := range x.Items {
-			parts = append(parts, pformatIndent(e, ind+1))
-		}
-		return "[" + strings.Join(parts, ",\n"+pad) + "]"
 	case *value.Map:
-		var parts []string
-		keys := append([]any(nil), x.Keys()...)
-		sorted, err := pyops.SortValues(keys, nil, false)
-		if err == nil {
-			keys = sorted
-		}
-		for _, k := range keys {
+		keys := sortedKeys(x)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
 			kv, _ := x.Get(k)
-			kr := value.Repr(k) + ": "
-			parts = append(parts, kr+pformatIndent(kv, ind+1+len(kr)))
+			parts[i] = value.Repr(k) + ": " + sortedRepr(kv)
 		}
-		return "{" + strings.Join(parts, ",\n"+pad) + "}"
+		return "{" + strings.Join(parts, ", ") + "}"
+	case *value.List:
+		parts := make([]string, len(x.Items))
+		for i, e := range x.Items {
+			parts[i] = sortedRepr(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case value.Tuple:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = sortedRepr(e)
+		}
+		if len(x) == 1 {
+			return "(" + parts[0] + ",)"
+		}
+		return "(" + strings.Join(parts, ", ") + ")"
 	}
-	return s
+	return value.Repr(v)
+}
+
+func sortedKeys(m *value.Map) []any {
+	keys := append([]any(nil), m.Keys()...)
+	if sorted, err := pyops.SortValues(keys, nil, false); err == nil {
+		return sorted
+	}
+	return keys
+}
+
+func pformatTo(b *strings.Builder, v any, indent, allowance int) {
+	rep := sortedRepr(v)
+	if len(rep) <= 80-indent-allowance {
+		b.WriteString(rep)
+		return
+	}
+	switch x := v.(type) {
+	case *value.Map:
+		b.WriteByte('{')
+		keys := sortedKeys(x)
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(",\n")
+				b.WriteString(strings.Repeat(" ", indent+1))
+			}
+			kr := value.Repr(k)
+			b.WriteString(kr + ": ")
+			kv, _ := x.Get(k)
+			al := 1
+			if i == len(keys)-1 {
+				al = allowance + 1
+			}
+			pformatTo(b, kv, indent+1+len(kr)+2, al)
+		}
+		b.WriteByte('}')
+		return
+	case *value.List, value.Tuple:
+		open, cl := "[", "]"
+		var items []any
+		if l, ok := x.(*value.List); ok {
+			items = l.Items
+		} else {
+			open, cl = "(", ")"
+			items = x.(value.Tuple)
+		}
+		b.WriteString(open)
+		for i, e := range items {
+			if i > 0 {
+				b.WriteString(",\n")
+				b.WriteString(strings.Repeat(" ", indent+1))
+			}
+			al := 1
+			if i == len(items)-1 {
+				al = allowance + 1
+			}
+			pformatTo(b, e, indent+1, al)
+		}
+		if open == "(" && len(items) == 1 {
+			b.WriteByte(',')
+		}
+		b.WriteString(cl)
+		return
+	}
+	b.WriteString(rep)
 }
 
 func sprintf(format string, args ...any) string {

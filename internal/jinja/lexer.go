@@ -101,7 +101,7 @@ type lexer struct {
 
 // lex tokenizes a normalized source.
 func lex(src, name string, trim, lstrip bool) ([]token, error) {
-	lx := &lexer{src: src, name: name, trim: trim, lstrip: lstrip}
+	lx := &lexer{src: src, name: name, trim: trim, lstrip: lstrip, toks: make([]token, 0, len(src)/5+8)}
 	if err := lx.run(); err != nil {
 		return nil, err
 	}
@@ -349,6 +349,14 @@ func (lx *lexer) lexTag(p int, block bool) (int, error) {
 		}
 		c := s[p]
 		switch {
+		case c >= '0' && c <= '9' && p > 0 && s[p-1] == '.':
+			q := p
+			for q < len(s) && s[q] >= '0' && s[q] <= '9' {
+				q++
+			}
+			n, _ := new(big.Int).SetString(s[p:q], 10)
+			lx.toks = append(lx.toks, token{typ: tInt, val: s[p:q], num: normBig(n), pos: p})
+			p = q
 		case c >= '0' && c <= '9':
 			np, err := lx.lexNumber(p)
 			if err != nil {

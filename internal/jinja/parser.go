@@ -163,7 +163,10 @@ func (p *Parser) parseStatements(ends []string) (Body, error) {
 		return nil, err
 	}
 	if p.cur().typ == tEOF {
-		return nil, p.failEOF(ends)
+		p.endStack = append(p.endStack, ends)
+		err := p.failEOF(ends)
+		p.endStack = p.endStack[:len(p.endStack)-1]
+		return nil, err
 	}
 	return b, nil
 }
@@ -291,14 +294,11 @@ func (p *Parser) parseStatement() (Node, error) {
 			}
 			items = append(items, x)
 		}
-		var x Expr = &tupleExpr{posn{t.pos}, items}
-		if len(items) == 1 {
-			x = items[0]
+		seq := &seqNode{posn: posn{t.pos}}
+		for _, x := range items {
+			seq.Body = append(seq.Body, &printNode{posn{x.exprPos()}, x})
 		}
-		if len(items) == 0 {
-			return nil, nil
-		}
-		return &printNode{posn{t.pos}, x}, nil
+		return seq, nil
 	case "macro":
 		return p.parseMacro()
 	case "include":
@@ -524,7 +524,9 @@ func (p *Parser) parseFrom() (Node, error) {
 		}
 		nt := p.next()
 		if strings.HasPrefix(nt.val, "_") {
-			return nil, &Error{Kind: KindSyntax, Type: "TemplateAssertionError", Msg: "names starting with an underline can not be imported", Name: p.name}
+			e := p.failAt(nt.pos, "names starting with an underline can not be imported")
+			e.Type = "TemplateAssertionError"
+			return nil, e
 		}
 		alias := nt.val
 		if p.skipName("as") {
@@ -749,13 +751,9 @@ func (p *Parser) isTupleEnd(extra []string) bool {
 	switch {
 	case t.typ == tVarEnd, t.typ == tBlockEnd, t.typ == tOp && t.val == ")":
 		return true
-	case t.typ == tName:
-		for _, e := range extra {
-			if t.val == e {
-				return true
-			}
-		}
 	}
+	// Jinja passes its extra end rules in a way that never matches, so
+	// they are deliberately ignored here too.
 	return false
 }
 

@@ -83,10 +83,16 @@ func init() {
 		return u, nil
 	})
 	regCtxTest("filter", func(c *Context, v any, a []any, kw *value.Map) (bool, error) {
+		if !value.Hashable(v) {
+			return false, errType("unhashable type: '%s'", pyops.TypeName(v))
+		}
 		s, ok := v.(string)
 		return ok && c.Env().HasFilter(s), nil
 	})
 	regCtxTest("test", func(c *Context, v any, a []any, kw *value.Map) (bool, error) {
+		if !value.Hashable(v) {
+			return false, errType("unhashable type: '%s'", pyops.TypeName(v))
+		}
 		s, ok := v.(string)
 		return ok && c.Env().HasTest(s), nil
 	})

@@ -39,6 +39,7 @@ type Undefined struct {
 	hasObj   bool
 	hint     string
 	security bool
+	lenient  bool // always lenient (the else-less inline if)
 }
 
 func undefinedName(name string) *Undefined { return &Undefined{name: name} }
@@ -139,7 +140,7 @@ type boundMethod struct {
 }
 
 func (m *boundMethod) Call(args []any, kwargs *value.Map) (any, error) {
-	v, found, err := pyops.CallMethod(m.obj, m.name, args, kwargs)
+	v, found, err := callMethod(m.obj, m.name, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -154,6 +155,39 @@ func (m *boundMethod) Repr() string {
 }
 
 func (m *boundMethod) PyTypeName() string { return "builtin_function_or_method" }
+
+// callMethod calls a Python method, rewording the errors that Jinja's
+// sandboxed str.format words differently.
+func callMethod(obj any, name string, args []any, kwargs *value.Map) (any, bool, error) {
+	v, found, err := pyops.CallMethod(obj, name, args, kwargs)
+	if err == nil {
+		if _, isMap := obj.(*value.Map); isMap {
+			switch name {
+			case "keys", "values", "items":
+				if l, ok := v.(*value.List); ok {
+					return &dictView{kind: "dict_" + name, items: l.Items}, found, nil
+				}
+			}
+		}
+	}
+	if err != nil && (name == "format" || name == "format_map") {
+		if pe, ok := err.(*pyops.Error); ok && pe.Type == "IndexError" && strings.HasPrefix(pe.Msg, "Replacement index") {
+			return nil, true, &pyops.Error{Type: "IndexError", Msg: "tuple index out of range"}
+		}
+	}
+	return v, found, err
+}
+
+// dictView is the result of dict.keys(), .values() and .items().
+type dictView struct {
+	kind  string
+	items []any
+}
+
+func (d *dictView) Iterate() ([]any, error) { return d.items, nil }
+func (d *dictView) Repr() string            { return d.kind + "(" + value.Repr(value.NewList(d.items...)) + ")" }
+func (d *dictView) PyTypeName() string      { return d.kind }
+func (d *dictView) Truth() bool             { return len(d.items) > 0 }
 
 // Namespace is the object namespace() returns: attributes can be set with
 // {% set ns.attr = ... %}.

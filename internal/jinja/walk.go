@@ -85,6 +85,8 @@ func walkAny(n any, f func(any) bool) {
 		walkAny(x.Template, f)
 	case *blockNode:
 		walkNodes(x.Body, f)
+	case *seqNode:
+		walkNodes(x.Body, f)
 	case *doNode:
 		walkAny(x.X, f)
 	case *autoescNode:

@@ -287,7 +287,8 @@ func jsonQuery(data, expr any) (any, error) {
 	res, err := jmespath.Search(e, toNative(data))
 	if err != nil {
 		if se, ok := err.(jmespath.SyntaxError); ok {
-			return nil, pyErr(excJMESPathError, "%s", se.Error())
+			msg := strings.TrimPrefix(se.Error(), "SyntaxError: ")
+			return nil, pyErr(excJMESPathError, "Invalid jmespath expression: %s:\n\"%s\"\n%s^", msg, se.Expression, strings.Repeat(" ", se.Offset+1))
 		}
 		return nil, pyErr("jmespath.exceptions.JMESPathError", "%s", err.Error())
 	}

@@ -130,8 +130,14 @@ func randomHash(size any, hashType any) (any, error) {
 		return nil, pyErr(excAttributeError, "module 'hashlib' has no attribute '%s'", name)
 	}
 	limit, ok := asBigInt(size)
-	if !ok || limit.Sign() < 0 {
-		return nil, pyErr(excValueError, "empty range for randrange() (0, %s, %s)", pyStr(size), pyStr(size))
+	if !ok {
+		if _, isStr := asString(size); isStr {
+			return nil, pyErr(excTypeError, "can only concatenate str (not \"int\") to str")
+		}
+		return nil, pyErr(excTypeError, "unsupported operand type(s) for +: '%s' and 'int'", typeName(size))
+	}
+	if limit.Sign() < 0 {
+		return nil, pyErr(excValueError, "empty range in randrange(0, %s)", new(big.Int).Add(limit, big.NewInt(1)))
 	}
 	n, err := rand.Int(rand.Reader, new(big.Int).Add(limit, big.NewInt(1)))
 	if err != nil {

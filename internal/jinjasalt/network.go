@@ -45,8 +45,7 @@ func (o ipObj) String() string {
 func pyAddrString(a netip.Addr) string {
 	if a.Is4In6() {
 		b := a.As16()
-		groups := []string{"", "", "ffff", fmt.Sprintf("%x", uint16(b[12])<<8|uint16(b[13])), fmt.Sprintf("%x", uint16(b[14])<<8|uint16(b[15]))}
-		s := ":" + strings.Join(groups, ":")
+		s := fmt.Sprintf("::ffff:%x:%x", uint16(b[12])<<8|uint16(b[13]), uint16(b[14])<<8|uint16(b[15]))
 		if z := a.Zone(); z != "" {
 			s += "%" + z
 		}

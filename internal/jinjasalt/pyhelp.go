@@ -8,14 +8,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"brine/internal/jinja"
+	"brine/internal/pyops"
 	"brine/internal/value"
 )
-
-// Iterable lets a foreign value (a Jinja loop, a generator, a set) be
-// iterated by Salt's filters.
-type Iterable interface {
-	PyItems() ([]any, error)
-}
 
 // iterate lists the items Python's iter(v) yields.
 func iterate(v any) ([]any, error) {
@@ -40,10 +36,16 @@ func iterate(v any) ([]any, error) {
 			out[i] = int64(c)
 		}
 		return out, nil
-	case Iterable:
-		return x.PyItems()
+	case pyops.Iterable:
+		return x.PyIter()
 	case interface{ Iterate() ([]any, error) }:
 		return x.Iterate()
+	}
+	if s, ok := asString(v); ok {
+		return iterate(s)
+	}
+	if jinja.IsUndefined(v) {
+		return nil, nil // a lenient Undefined iterates as empty
 	}
 	return nil, pyErr(excTypeError, "'%s' object is not iterable", typeName(v))
 }

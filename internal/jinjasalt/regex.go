@@ -196,6 +196,18 @@ func translatePy(p string) (string, error) {
 				i++
 				classStart = i + 1
 			}
+		case c == '{' && i+1 < len(p) && p[i+1] == ',':
+			// Python's {,n} is {0,n}.
+			j := i + 2
+			for j < len(p) && isDigit(p[j]) {
+				j++
+			}
+			if j < len(p) && p[j] == '}' && j > i+2 {
+				b.WriteString("{0,")
+				i++
+				continue
+			}
+			b.WriteByte(c)
 		case c == '(' && i+1 < len(p) && p[i+1] == '?':
 			rest := p[i+2:]
 			switch {

@@ -422,7 +422,7 @@ func init() {
 		return markup(strings.TrimSpace(pformat(b.vals[0]))), nil
 	})
 	filter("yaml", sj, newSig("format_yaml", "value", required, "flow_style", true), func(b *bound) (any, error) {
-		s, err := formatYAML(b.vals[0], truthy(b.vals[1]))
+		s, err := formatYAML(b.vals[0], b.vals[1])
 		if err != nil {
 			return nil, err
 		}
@@ -438,7 +438,7 @@ func init() {
 			items = append(items, value.MapOf(k, v))
 			return true
 		})
-		s, err := formatYAML(newList(items), truthy(b.vals[1]))
+		s, err := formatYAML(newList(items), b.vals[1])
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package jinjasalt
 
 import (
 	"math/big"
+	"sort"
 	"strings"
 
 	"brine/internal/value"
@@ -22,7 +23,25 @@ func NewSet(items []any) (*Set, error) {
 			return nil, err
 		}
 	}
+	s.pyOrder()
 	return s, nil
+}
+
+// pyOrder sorts a set of small non-negative ints, which CPython iterates
+// in ascending order (an int hashes to itself and lands in its own slot
+// when the table is larger than every member).
+func (s *Set) pyOrder() {
+	size := int64(8)
+	for int64(len(s.items))*5 >= (size-1)*3 {
+		size *= 4
+	}
+	for _, it := range s.items {
+		n, ok := it.(int64)
+		if !ok || n < 0 || n >= size {
+			return
+		}
+	}
+	sort.Slice(s.items, func(i, j int) bool { return s.items[i].(int64) < s.items[j].(int64) })
 }
 
 func (s *Set) add(v any) error {
@@ -42,11 +61,14 @@ func (s *Set) Has(v any) bool { return value.Hashable(v) && s.seen.Has(v) }
 // Len is len(s).
 func (s *Set) Len() int { return len(s.items) }
 
-// PyItems lists the members in order.
-func (s *Set) PyItems() ([]any, error) { return s.items, nil }
+// PyLen is len(s) for pyops.
+func (s *Set) PyLen() int { return len(s.items) }
 
 // Iterate lists the members in order (the jinja engine's Iterable).
 func (s *Set) Iterate() ([]any, error) { return s.items, nil }
+
+// PyIter lists the members in order (pyops' Iterable, for `in`).
+func (s *Set) PyIter() ([]any, error) { return s.items, nil }
 
 // Items lists the members in order; the slice is the set's own.
 func (s *Set) Items() []any { return s.items }

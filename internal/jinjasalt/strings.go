@@ -136,7 +136,7 @@ func exprMatch(line, expr any) bool {
 	if fnmatch(l, e, true) {
 		return true
 	}
-	re, err := compilePy(`\A(?:`+e+`)\z`, 0)
+	re, err := compilePy(`\A(?:`+e+`)\Z`, 0)
 	if err != nil {
 		return false
 	}

@@ -1,22 +1,25 @@
 package jinjasalt
 
-import "strings"
+import (
+	"strings"
+
+	"brine/internal/yamlload"
+)
 
 // formatYAML is SerializerExtension.format_yaml: salt.utils.yaml.safe_dump
-// (sorted keys, unicode kept) in flow or block style, stripped, without a
-// trailing document end marker.
-func formatYAML(v any, flow bool) (string, error) {
-	s, err := yamlDump(v, flow)
+// (keys sorted, unicode kept) with default_flow_style set from the filter
+// argument (None keeps PyYAML's own choice), stripped, without a trailing
+// document end marker.
+func formatYAML(v any, flow any) (string, error) {
+	opts := yamlload.DumpOptions{AllowUnicode: true, SortKeys: true}
+	if flow != nil {
+		opts.DefaultFlowStyle = yamlload.FlowStyle(truthy(flow))
+	}
+	s, err := yamlload.Dump(v, opts)
 	if err != nil {
-		return "", err
+		return "", pyErr("yaml.representer.RepresenterError", "%s", err.Error())
 	}
 	s = strings.TrimSpace(s)
 	s = strings.TrimSuffix(s, "\n...")
 	return s, nil
-}
-
-// yamlDump is PyYAML's safe_dump as Salt calls it. It waits for
-// yamlload's emitter.
-func yamlDump(v any, flow bool) (string, error) {
-	return "", pyErr(excNotImplemented, "the yaml filter needs yamlload.Dump, which is not available yet")
 }

@@ -59,6 +59,7 @@ var cmdParams = []execmod.Param{
 // cmdReq is one command to run, decoded from the bound parameters.
 type cmdReq struct {
 	cmd           string
+	argv          []string // cmd given as a list: run without a shell
 	cwd           string
 	stdin         *string
 	runas         string
@@ -90,7 +91,6 @@ func bindCmd(ctx *execmod.Context, fun string, args []any, kwargs *value.Map, re
 		v[p.Name] = vals[i]
 	}
 	r := &cmdReq{
-		cmd:           execmod.String(v["cmd"]),
 		cwd:           execmod.String(v["cwd"]),
 		runas:         execmod.String(v["runas"]),
 		group:         execmod.String(v["group"]),
@@ -102,6 +102,14 @@ func bindCmd(ctx *execmod.Context, fun string, args []any, kwargs *value.Map, re
 		redirect:      redirect,
 		prependPath:   execmod.String(v["prepend_path"]),
 		hideOutput:    value.Truthy(v["hide_output"]),
+	}
+	if l, ok := v["cmd"].(*value.List); ok {
+		for _, it := range l.Items {
+			r.argv = append(r.argv, execmod.String(it))
+		}
+		r.cmd = strings.Join(r.argv, " ")
+	} else {
+		r.cmd = execmod.String(v["cmd"])
 	}
 	if fun != "cmd.run" && fun != "cmd.shell" {
 		r.redirect = value.Truthy(v["redirect_stderr"])
@@ -298,7 +306,13 @@ func runCmd(ctx *execmod.Context, r *cmdReq) (*value.Map, error) {
 		return nil, execmod.Errorf("Specified cwd '%s' either not absolute or does not exist", cwd)
 	}
 	var argv []string
-	if r.pythonShell {
+	if r.argv != nil {
+		argv = r.argv
+		if len(argv) == 0 {
+			return nil, execmod.Errorf("Unable to run command '' with the context '%s', reason: empty command", cwd)
+		}
+		r.pythonShell = false
+	} else if r.pythonShell {
 		argv = []string{r.shell, "-c", r.cmd}
 	} else {
 		var err error
@@ -484,8 +498,14 @@ func shlexSplit(s string) ([]string, error) {
 
 func cmdFunc(fun string, redirect, pyShell bool, result func(ret *value.Map) any) execmod.Func {
 	return func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+		// Salt's _python_shell_default: a shell only for calls straight
+		// from the command line (they carry __pub_jid) or with
+		// cmd_safe: False; cross-module calls (templates) split the
+		// command with shlex instead.
 		def := pyShell
 		if kwargs.Has("__pub_jid") {
+			def = true
+		} else if v, ok := ctx.Opts.Get("cmd_safe"); ok && v == false {
 			def = true
 		}
 		r, err := bindCmd(ctx, fun, args, kwargs, redirect, def)
@@ -504,17 +524,17 @@ func init() {
 	get := func(k string) func(*value.Map) any {
 		return func(m *value.Map) any { v, _ := m.Get(k); return v }
 	}
-	execmod.Register("cmd.run", cmdFunc("cmd.run", true, true, get("stdout")),
+	execmod.Register("cmd.run", cmdFunc("cmd.run", true, false, get("stdout")),
 		"Execute the passed command and return the output as a string.")
 	execmod.Register("cmd.shell", cmdFunc("cmd.shell", true, true, get("stdout")),
 		"Execute the passed command in a shell and return the output as a string.")
-	execmod.Register("cmd.run_stdout", cmdFunc("cmd.run_stdout", false, true, get("stdout")),
+	execmod.Register("cmd.run_stdout", cmdFunc("cmd.run_stdout", false, false, get("stdout")),
 		"Execute a command and return only its standard output.")
-	execmod.Register("cmd.run_stderr", cmdFunc("cmd.run_stderr", false, true, get("stderr")),
+	execmod.Register("cmd.run_stderr", cmdFunc("cmd.run_stderr", false, false, get("stderr")),
 		"Execute a command and return only its standard error.")
-	execmod.Register("cmd.run_all", cmdFunc("cmd.run_all", false, true, func(m *value.Map) any { return m }),
+	execmod.Register("cmd.run_all", cmdFunc("cmd.run_all", false, false, func(m *value.Map) any { return m }),
 		"Execute the passed command and return a dict of pid, retcode, stdout and stderr.")
-	execmod.Register("cmd.retcode", cmdFunc("cmd.retcode", false, true, get("retcode")),
+	execmod.Register("cmd.retcode", cmdFunc("cmd.retcode", false, false, get("retcode")),
 		"Execute a shell command and return the command's return code.")
 	execmod.Register("cmd.which", func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 		vals, _, err := execmod.Bind("cmd.which", args, kwargs, execmod.Req("cmd"))

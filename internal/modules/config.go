@@ -30,7 +30,7 @@ func configGet(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error)
 		if strategy != "recurse" && strategy != "overwrite" {
 			strategy = "recurse"
 		}
-		data := value.NewMap(0)
+		data := configDefaults()
 		data = value.Merge(data, masterPillar(ctx), strategy, "", false)
 		data = value.Merge(data, ctx.Pillar, strategy, "", false)
 		data = value.Merge(data, ctx.Grains, strategy, "", false)
@@ -43,7 +43,7 @@ func configGet(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error)
 	for _, src := range []struct {
 		omit bool
 		data *value.Map
-	}{{omitOpts, ctx.Opts}, {omitGrains, ctx.Grains}, {omitPillar, ctx.Pillar}, {omitMaster, masterPillar(ctx)}} {
+	}{{omitOpts, ctx.Opts}, {omitGrains, ctx.Grains}, {omitPillar, ctx.Pillar}, {omitMaster, masterPillar(ctx)}, {false, configDefaults()}} {
 		if src.omit {
 			continue
 		}
@@ -52,6 +52,31 @@ func configGet(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error)
 		}
 	}
 	return def, nil
+}
+
+// configDefaults is salt/modules/config.py's DEFAULTS: the last place
+// config.get and config.option look.
+func configDefaults() *value.Map {
+	l := value.NewList
+	return value.MapOf(
+		"mongo.db", "salt", "mongo.password", "", "mongo.port", int64(27017), "mongo.user", "",
+		"redis.db", "0", "redis.host", "salt", "redis.port", int64(6379),
+		"test.foo", "unconfigured", "ca.cert_base_path", "/etc/pki",
+		"solr.cores", l(), "solr.host", "localhost", "solr.port", "8983", "solr.baseurl", "/solr",
+		"solr.type", "master", "solr.request_timeout", nil, "solr.init_script", "/etc/rc.d/solr",
+		"solr.dih.import_options", value.MapOf("clean", false, "optimize", true, "commit", true, "verbose", false),
+		"solr.backup_path", nil, "solr.num_backups", int64(1),
+		"poudriere.config", "/usr/local/etc/poudriere.conf", "poudriere.config_dir", "/usr/local/etc/poudriere.d",
+		"ldap.uri", "", "ldap.server", "localhost", "ldap.port", "389", "ldap.tls", false,
+		"ldap.no_verify", false, "ldap.anonymous", true, "ldap.scope", int64(2), "ldap.attrs", nil,
+		"ldap.binddn", "", "ldap.bindpw", "",
+		"hosts.file", "/etc/hosts", "aliases.file", "/etc/aliases",
+		"virt", value.MapOf("tunnel", false, "images", "/srv/salt-images"),
+		"docker.exec_driver", "docker-exec",
+		"docker.compare_container_networks", value.MapOf(
+			"static", l("Aliases", "Links", "IPAMConfig"),
+			"automatic", l("IPAddress", "Gateway", "GlobalIPv6Address", "IPv6Gateway")),
+	)
 }
 
 func masterPillar(ctx *execmod.Context) *value.Map {
@@ -97,6 +122,9 @@ func configOption(ctx *execmod.Context, args []any, kwargs *value.Map) (any, err
 				return r, nil
 			}
 		}
+		if r, ok := configDefaults().Get(key); ok {
+			return r, nil
+		}
 		return def, nil
 	}
 	pat := execmod.String(key)
@@ -113,6 +141,12 @@ func configOption(ctx *execmod.Context, args []any, kwargs *value.Map) (any, err
 			return true
 		})
 	}
+	configDefaults().Range(func(k, val any) bool {
+		if ks, ok := k.(string); ok && match.Fnmatch(ks, pat) && !ret.Has(k) {
+			ret.Set(k, val)
+		}
+		return true
+	})
 	if ret.Len() == 0 {
 		return def, nil
 	}

@@ -2,7 +2,7 @@ package modules
 
 // pillar.go is salt/modules/pillar.py: pillar.items (pillar.data),
 // pillar.item, pillar.raw, pillar.get (pillar.fetch), pillar.keys,
-// pillar.ls, pillar.obfuscate, pillar.file_exists.
+// pillar.ls, pillar.obfuscate, pillar.file_exists, pillar.filter_by.
 //
 // Fresh compiles go through the run's "pillar" service (see PillarService),
 // which the command line attaches to the execmod.Context; without it the
@@ -11,6 +11,7 @@ package modules
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -46,6 +47,25 @@ func init() {
 	execmod.Register("pillar.ls", pillarLs, "Return the top-level keys of a fresh pillar.")
 	execmod.Register("pillar.obfuscate", pillarObfuscate, "Like pillar.items with every leaf replaced by its type name.")
 	execmod.Register("pillar.file_exists", pillarFileExists, "Whether a path exists relative to pillar_roots.")
+	execmod.Register("pillar.filter_by", pillarFilterBy, "Pick the entry of lookup_dict matching a pillar value, with merge, default and base.")
+}
+
+func pillarFilterBy(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("filter_by", args, kwargs,
+		execmod.Req("lookup_dict"), execmod.Req("pillar"), execmod.Opt("merge", nil),
+		execmod.Opt("default", "default"), execmod.Opt("base", nil))
+	if err != nil {
+		return nil, err
+	}
+	lookup, ok := v[0].(*value.Map)
+	if !ok {
+		return nil, &execmod.CommandExecutionError{Msg: fmt.Sprintf("filter_by lookup_dict must be a dictionary, not %s", value.TypeName(v[0]))}
+	}
+	p := ctx.Pillar
+	if p == nil {
+		p = value.NewMap(0)
+	}
+	return FilterBy(lookup, execmod.String(v[1]), p, v[2], v[3], v[4])
 }
 
 func pillarService(ctx *execmod.Context) (PillarService, error) {
@@ -90,7 +110,10 @@ func pillarFresh(ctx *execmod.Context, kwargs *value.Map) (*value.Map, error) {
 		}
 		override = dec
 	}
-	om, _ := override.(*value.Map) // anything else is ignored (Salt logs it)
+	om, isMap := override.(*value.Map)
+	if !isMap && value.Truthy(override) {
+		slog.Error("Pillar data must be a dictionary") // and it is ignored
+	}
 	id := pillarOptStr(opts, "id")
 	return svc.Compile(opts, ctx.Grains, id, "", pillarenv, om, ctx.Pillar)
 }

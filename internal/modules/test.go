@@ -15,7 +15,7 @@ func init() {
 	execmod.Register("test.kwarg", testKwarg, "Return the keyword arguments received.")
 	execmod.Register("test.true", testTrue, "Return True.")
 	execmod.Register("test.false", testFalse, "Return False.")
-	execmod.Register("test.retcode", testRetcode, "Set the return code of the run to code (default 0) and return True.")
+	execmod.Register("test.retcode", testRetcode, "Set the return code of the run to code (default 42) and return True.")
 	execmod.Register("test.outputter", testOutputter, "Return data, to try outputters.")
 }
 
@@ -41,7 +41,7 @@ func testTrue(*execmod.Context, []any, *value.Map) (any, error)  { return true, 
 func testFalse(*execmod.Context, []any, *value.Map) (any, error) { return false, nil }
 
 func testRetcode(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	v, _, err := execmod.Bind("retcode", args, kwargs, execmod.Opt("code", int64(0)))
+	v, _, err := execmod.Bind("retcode", args, kwargs, execmod.Opt("code", int64(42)))
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 // benchTree generates a pillar of nfiles SLS files with about 50 leaf keys
 // each, all below a few shared top-level keys, so that every file merges
 // deeply into what the files before it built.
-func benchTree(b *testing.B, nfiles int) string {
+func benchTree(b testing.TB, nfiles int) string {
 	files := map[string]string{}
 	var top strings.Builder
 	top.WriteString("base:\n  '*':\n")
@@ -83,7 +83,7 @@ func BenchmarkCompile1000Parallel(b *testing.B) {
 }
 
 func TestParallelSameResult(t *testing.T) {
-	dir := benchTree(&testing.B{}, 60)
+	dir := benchTree(t, 60)
 	extra := tree(t, map[string]string{
 		"pillar/top.sls": "base:\n  '*': [a, b, a, missing, c]\n",
 		"pillar/a.sls":   "include: [b, c]\na: {x: 1}\n",

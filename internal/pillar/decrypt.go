@@ -3,6 +3,7 @@ package pillar
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"brine/internal/value"
@@ -52,7 +53,9 @@ func (c *compiler) decryptPillar(pillar *value.Map) []string {
 		}
 		ret, err := DecryptData(ptr, name, false, valid, c.o.Decrypt)
 		if err != nil {
-			errs = append(errs, fmt.Sprintf("Failed to decrypt pillar key '%s': %s", key, err.Error()))
+			msg := fmt.Sprintf("Failed to decrypt pillar key '%s': %s", key, err.Error())
+			slog.Error(msg)
+			errs = append(errs, msg)
 			continue
 		}
 		if !value.Hashable(ptr) {

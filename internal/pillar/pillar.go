@@ -15,14 +15,19 @@
 package pillar
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 
 	"brine/internal/match"
 	"brine/internal/value"
 )
+
+// levelCritical is Salt's CRITICAL log level in slog terms.
+const levelCritical = slog.LevelError + 4
 
 // SaltVersion is the version pillar_opts reports as master:saltversion.
 var SaltVersion = "3006.9"
@@ -225,9 +230,27 @@ func (c *compiler) mergeOwned(a, b *value.Map) *value.Map {
 
 func (c *compiler) compilePillar() *value.Map {
 	top, topErrors := c.getTop()
-	matches := c.topMatches(top)
-	pillar, errs := c.renderPillar(matches)
-	pillar, errs = c.extPillar(pillar, errs)
+	under := c.o.Previous // merged under the result (ssh_merge_pillar)
+	var pillar *value.Map
+	var errs []string
+	if truthy(c.opts, "ext_pillar_first") {
+		// Salt compiles external pillar first and makes it the pillar the
+		// templates and matchers see, in place of the in-memory one.
+		ext := value.NewMap(0)
+		if c.o.Override != nil {
+			ext = value.DeepCopy(c.o.Override).(*value.Map)
+		}
+		ext, errs = c.extPillar(ext, nil)
+		c.pillar, c.matchCtx.Pillar, under = ext, ext, ext
+		c.opts.Set("pillar", ext)
+		var rerrs []string
+		pillar, rerrs = c.renderPillar(c.topMatches(top))
+		errs = append(errs, rerrs...)
+		pillar = c.merge(ext, pillar)
+	} else {
+		pillar, errs = c.renderPillar(c.topMatches(top))
+		pillar, errs = c.extPillar(pillar, errs)
+	}
 	errs = append(errs, topErrors...)
 	if truthy(c.opts, "pillar_opts") {
 		mopts := c.opts.Copy()
@@ -235,10 +258,13 @@ func (c *compiler) compilePillar() *value.Map {
 		mopts.Set("saltversion", SaltVersion)
 		pillar.Set("master", value.DeepCopy(mopts))
 	}
-	if c.o.Previous != nil && truthyDefault(c.opts, "ssh_merge_pillar", true) {
-		pillar = c.mergeOwned(value.DeepCopy(c.o.Previous).(*value.Map), pillar)
+	if under != nil && truthyDefault(c.opts, "ssh_merge_pillar", true) {
+		pillar = c.mergeOwned(value.DeepCopy(under).(*value.Map), pillar)
 	}
 	if len(errs) > 0 {
+		for _, e := range errs {
+			slog.Log(context.Background(), levelCritical, "Pillar render error: "+e)
+		}
 		pillar.Set("_errors", stringsToList(errs))
 	}
 	if c.o.Override != nil && c.o.Override.Len() > 0 {
@@ -625,6 +651,9 @@ func (c *compiler) renderPstate(sls, env string, mods map[string]any, defaults *
 	state, err := c.renderSLS(&RenderRequest{Path: path, Source: source, Saltenv: env, SLS: sls, Defaults: defaults})
 	if err != nil {
 		state = nil
+		// Salt logs the full error; it may quote template lines holding
+		// secrets, so brine shows it only at debug level.
+		slog.Debug(fmt.Sprintf("Rendering SLS '%s' failed, render error:\n%s", sls, err.Error()))
 		if truthyDefault(c.opts, "pillar_safe_render_error", true) {
 			errs = append(errs, fmt.Sprintf("Rendering SLS '%s' failed. Please see master log for details.", sls))
 		} else {

@@ -202,6 +202,14 @@ func TestCompile(t *testing.T) {
 			want:  `{"s": 1, "_errors": ["Failed to decrypt pillar key 's': Decryption renderer 'nope' is not available"]}`,
 		},
 		{
+			name:     "ext_pillar_first: templates see the command-line pillar",
+			files:    map[string]string{"pillar/top.sls": "base:\n  'I@c:y': [a]\n", "pillar/a.sls": "a: 1\n"},
+			cfg:      `{"ext_pillar_first": true}`,
+			override: `{"c": "y"}`,
+			previous: `{"old": 1}`,
+			want:     `{"c": "y", "a": 1}`,
+		},
+		{
 			name:  "ext_pillar malformed",
 			files: map[string]string{"pillar/top.sls": "base:\n  '*': [a]\n", "pillar/a.sls": "a: 1\n"},
 			cfg:   `{"ext_pillar": "x"}`,
@@ -278,5 +286,32 @@ func TestParseOverride(t *testing.T) {
 	}
 	if v, err := pillar.ParseOverride(nil, ""); err != nil || v != nil {
 		t.Fatalf("nil: %v %v", v, err)
+	}
+}
+
+// TestOddInputsDoNotPanic feeds malformed top files and SLS to Compile.
+func TestOddInputsDoNotPanic(t *testing.T) {
+	tops := []string{
+		"- a\n", "base: [a]\n", "base: a\n", "base:\n  1: [a]\n", "base:\n  '*': {a: 1}\n",
+		"base:\n  '*': a\n", "base:\n  '*': [1, {match: 5}, {order: x}, ~]\n", "include: 5\nbase:\n  '*': [a]\n",
+		"include: [top]\n", "base:\n  '*': [{}]\n", "42\n", "base: ~\n", "base:\n  '*': [a]\nother: [1]\n",
+	}
+	slss := []string{
+		"include: [{}]\n", "include: [{a: ~}]\n", "include: [{a: {key: ~, defaults: 3}}]\n", "include: [5]\n",
+		"include: ['..x']\n", "include: [a]\n", "include: ['*']\n", "include: [{a: {key: ''}}]\n", "include: [.]\n",
+	}
+	for i, top := range tops {
+		for j, sls := range slss {
+			dir := tree(t, map[string]string{"pillar/top.sls": top, "pillar/a.sls": sls})
+			opts := testOpts(t, dir, "")
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Errorf("top %d sls %d: panic %v", i, j, r)
+					}
+				}()
+				compileWith(t, pillar.Options{Opts: opts})
+			}()
+		}
 	}
 }

@@ -177,6 +177,7 @@ func (r Renderers) Decrypt(opts *value.Map) DecryptFunc {
 // rootsLoader reads template imports from pillar_roots.
 type rootsLoader struct{ opts *value.Map }
 
+// ReadFile finds path in the pillar_roots of saltenv and reads it.
 func (l rootsLoader) ReadFile(saltenv, path string) ([]byte, string, error) {
 	env := saltenv
 	if env == "" {

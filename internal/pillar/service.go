@@ -51,6 +51,7 @@ func ParseOverride(v any, enc string) (any, error) {
 
 type overrideError string
 
+// Error returns the message.
 func (e overrideError) Error() string { return string(e) }
 
 const errOverrideNotDict = overrideError("Pillar data must be formatted as a dictionary, unless pillar_enc is specified.")

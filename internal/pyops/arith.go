@@ -12,6 +12,13 @@ import (
 // growing operations) so that a template cannot exhaust memory.
 const maxRepeat = 1 << 28
 
+// maxWidth bounds the width and precision of one formatted field (Python
+// has no such limit; brine answers MemoryError beyond it rather than build
+// a field of gigabytes).
+const maxWidth = 1 << 20
+
+var errTooWide = &Error{Type: "MemoryError", Msg: "format field width or precision too large"}
+
 // BinaryOp applies a Python binary operator: + - * / // % **.
 func BinaryOp(op string, a, b any) (any, error) {
 	na, nb := toNum(a), toNum(b)

@@ -2,6 +2,8 @@ package pyops
 
 import (
 	"math"
+	"math/big"
+	"math/bits"
 	"slices"
 
 	"brine/internal/value"
@@ -445,6 +447,38 @@ func registerNumber() {
 			return nil, err
 		}
 		return UnaryOp("+", recv)
+	})
+	register("int", "bit_count", func(recv any, args []any, kw *value.Map) (any, error) {
+		if err := noArgs("int.bit_count", args, kw); err != nil {
+			return nil, err
+		}
+		n := new(big.Int).Abs(toNum(recv).big())
+		c := 0
+		for _, w := range n.Bits() {
+			c += bits.OnesCount(uint(w))
+		}
+		return int64(c), nil
+	})
+	register("int", "as_integer_ratio", func(recv any, args []any, kw *value.Map) (any, error) {
+		if err := noArgs("int.as_integer_ratio", args, kw); err != nil {
+			return nil, err
+		}
+		v, _ := UnaryOp("+", recv)
+		return value.Tuple{v, int64(1)}, nil
+	})
+	register("float", "as_integer_ratio", func(recv any, args []any, kw *value.Map) (any, error) {
+		if err := noArgs("float.as_integer_ratio", args, kw); err != nil {
+			return nil, err
+		}
+		f := recv.(float64)
+		switch {
+		case math.IsInf(f, 0):
+			return nil, newErr("OverflowError", "cannot convert Infinity to integer ratio")
+		case math.IsNaN(f):
+			return nil, valueErr("cannot convert NaN to integer ratio")
+		}
+		r := new(big.Rat).SetFloat64(f)
+		return value.Tuple{value.NormInt(new(big.Int).Set(r.Num())), value.NormInt(new(big.Int).Set(r.Denom()))}, nil
 	})
 	register("float", "is_integer", func(recv any, args []any, kw *value.Map) (any, error) {
 		if err := noArgs("float.is_integer", args, kw); err != nil {

@@ -117,6 +117,12 @@ func Contains(container, item any) (bool, error) {
 			return false, typeErr("unhashable type: '%s'", TypeName(item))
 		}
 		return c.Has(item), nil
+	case Iterable:
+		items, err := c.PyIter()
+		if err != nil {
+			return false, err
+		}
+		return seqContains(items, item), nil
 	}
 	return false, typeErr("argument of type '%s' is not iterable", TypeName(container))
 }
@@ -157,8 +163,23 @@ func Equal(a, b any) bool {
 			return eq
 		})
 		return eq
+	case nil, string, []byte:
+		return value.Equal(a, b)
 	}
-	return value.Equal(a, b)
+	return identical(a, b)
+}
+
+// identical compares foreign values with Go's ==, which panics for
+// uncomparable dynamic types (functions, slices): those are never equal
+// unless they are the same interface value, which Go cannot tell; call them
+// different.
+func identical(a, b any) (eq bool) {
+	defer func() {
+		if recover() != nil {
+			eq = false
+		}
+	}()
+	return a == b
 }
 
 func seqEqual(a, b []any) bool {

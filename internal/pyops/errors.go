@@ -1,11 +1,3 @@
-// Package pyops gives brine's dynamic values (package value) the behaviour
-// of Python 3: arithmetic, comparisons, indexing and slicing, conversions,
-// printf-style and str.format formatting, and the methods of str, bytes,
-// dict, list, tuple, int and float that templates call.
-//
-// Every failure is an *Error carrying the Python exception type and the
-// exact message CPython prints, so a caller can show the last line of a
-// Python traceback ("TypeError: unsupported operand type(s) ...").
 package pyops
 
 import (

@@ -30,10 +30,10 @@ type fmtSpec struct {
 
 func isAlign(c byte) bool { return c == '<' || c == '>' || c == '^' || c == '=' }
 
-// parseSpec parses spec for a type whose default presentation type is
-// dfltType and whose default alignment is dfltAlign ('<' for str, '>' for
-// numbers).
-func parseSpec(spec string, dfltType, dfltAlign byte) (fmtSpec, error) {
+// parseSpec parses spec for a value of type typeName whose default
+// presentation type is dfltType and whose default alignment is dfltAlign
+// ('<' for str, '>' for numbers).
+func parseSpec(spec, typeName string, dfltType, dfltAlign byte) (fmtSpec, error) {
 	s := fmtSpec{fill: ' ', precision: -1, typ: dfltType}
 	i := 0
 	if r, size := utf8.DecodeRuneInString(spec); size > 0 && size < len(spec) && isAlign(spec[size]) {
@@ -65,7 +65,10 @@ func parseSpec(spec string, dfltType, dfltAlign byte) (fmtSpec, error) {
 	}
 	if i > start {
 		w, err := strconv.Atoi(spec[start:i])
-		if err != nil || w > maxRepeat {
+		if err != nil || w > maxWidth {
+			if err == nil {
+				return s, errTooWide
+			}
 			return s, valueErr("Too many decimal digits in format string")
 		}
 		s.width = w
@@ -93,13 +96,16 @@ func parseSpec(spec string, dfltType, dfltAlign byte) (fmtSpec, error) {
 			return s, valueErr("Format specifier missing precision")
 		}
 		p, err := strconv.Atoi(spec[start:i])
-		if err != nil || p > maxRepeat {
+		if err != nil || p > maxWidth {
+			if err == nil {
+				return s, errTooWide
+			}
 			return s, valueErr("Too many decimal digits in format string")
 		}
 		s.precision = p
 	}
 	if len(spec)-i > 1 {
-		return s, valueErr("Invalid format specifier '%s' for object of type '%%s'", spec)
+		return s, valueErr("Invalid format specifier '%s' for object of type '%s'", spec, typeName)
 	}
 	if i < len(spec) {
 		s.typ = spec[i]
@@ -156,20 +162,13 @@ type Formatter interface {
 	PyFormat(spec string) (string, error)
 }
 
-func specErr(err error, v any) error {
-	if e, ok := err.(*Error); ok && strings.Contains(e.Msg, "%s") {
-		return valueErr(e.Msg, TypeName(v))
-	}
-	return err
-}
-
 func formatStr(x, spec string) (string, error) {
 	if spec == "" {
 		return x, nil
 	}
-	s, err := parseSpec(spec, 's', '<')
+	s, err := parseSpec(spec, "str", 's', '<')
 	if err != nil {
-		return "", specErr(err, x)
+		return "", err
 	}
 	if s.typ != 's' {
 		return "", unknownCode(s.typ, "str")
@@ -247,9 +246,9 @@ func formatNumber(v any, spec string) (string, error) {
 	if n.isInt() {
 		dflt = 'd'
 	}
-	s, err := parseSpec(spec, dflt, '>')
+	s, err := parseSpec(spec, TypeName(v), dflt, '>')
 	if err != nil {
-		return "", specErr(err, v)
+		return "", err
 	}
 	if n.isInt() {
 		switch s.typ {

@@ -196,6 +196,12 @@ func runGolden(t *testing.T, c *goldenCase) (got, after, desc string) {
 		a := dec(c.A)
 		s, err := FormatValue(a, c.Spec)
 		return result(s, err), "", "format(" + value.Repr(a) + ", " + strconv.Quote(c.Spec) + ")"
+	case "round":
+		a, b := dec(c.A), dec(c.B)
+		return result(Round(a, b)), "", "round(" + value.Repr(a) + ", " + value.Repr(b) + ")"
+	case "abs":
+		a := dec(c.A)
+		return result(Abs(a)), "", "abs(" + value.Repr(a) + ")"
 	case "method":
 		recv := dec(c.Recv)
 		args := make([]any, len(c.Args))

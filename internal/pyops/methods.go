@@ -118,6 +118,9 @@ func (p params) bind(args []any, kw *value.Map) ([]any, error) {
 		}
 		return nil, typeErr("%s expected at most %d arguments, got %d", bare, n, len(args))
 	}
+	if len(args) == n && kw.Len() == 0 {
+		return args, nil // every parameter given by position
+	}
 	out := make([]any, n)
 	copy(out, args)
 	for i := len(args); i < n; i++ {
@@ -203,6 +206,17 @@ func argInt(v any, dflt int, noneOK bool) (int, error) {
 	return 0, typeErr("'%s' object cannot be interpreted as an integer", TypeName(v))
 }
 
+// Iterable lets a foreign type (a Jinja loop or generator) be iterated by
+// Iterate, and so by list.extend, str.join, dict.update and `in`.
+type Iterable interface {
+	PyIter() ([]any, error)
+}
+
+// Sized lets a foreign type answer Len.
+type Sized interface {
+	PyLen() int
+}
+
 // Iterate returns the items Python's iter(v) yields: list and tuple items,
 // dict keys, the characters of a str, the ints of bytes. The slice may be
 // the container's own; do not modify it.
@@ -226,6 +240,8 @@ func Iterate(v any) ([]any, error) {
 			out[i] = int64(c)
 		}
 		return out, nil
+	case Iterable:
+		return x.PyIter()
 	}
 	return nil, typeErr("'%s' object is not iterable", TypeName(v))
 }

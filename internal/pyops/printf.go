@@ -2,6 +2,7 @@ package pyops
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -189,8 +190,11 @@ func (p *percentArgs) starArg() (int, error) {
 	if n.kind != smallInt {
 		return 0, typeErr("* wants int")
 	}
-	if n.i > maxRepeat || n.i < -maxRepeat {
+	if n.i > 1<<31-1 || n.i < -1<<31 {
 		return 0, newErr("OverflowError", "Python int too large to convert to C int")
+	}
+	if n.i > maxWidth || n.i < -maxWidth {
+		return 0, errTooWide
 	}
 	return int(n.i), nil
 }
@@ -204,8 +208,11 @@ func atoiAt(f string, i int) (int, int, error) {
 		return -1, i, nil
 	}
 	n, err := strconv.Atoi(f[start:i])
-	if err != nil || n > maxRepeat {
+	if err != nil || n > 1<<31-1 {
 		return 0, i, valueErr("width too big")
+	}
+	if n > maxWidth {
+		return 0, i, errTooWide
 	}
 	return n, i, nil
 }
@@ -275,10 +282,12 @@ func percentOne(c byte, v any, s fmtSpec) (string, error) {
 		if !s.alt {
 			prefix = ""
 		}
-		digits := n.big().Text(base)
 		neg := n.sign() < 0
-		if neg {
-			digits = digits[1:]
+		var digits string
+		if n.kind == smallInt {
+			digits = strconv.FormatUint(absU(n.i), base)
+		} else {
+			digits = new(big.Int).Abs(n.b).Text(base)
 		}
 		if c == 'X' {
 			digits = strings.ToUpper(digits)

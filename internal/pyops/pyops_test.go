@@ -268,3 +268,13 @@ func TestEqualExact(t *testing.T) {
 		t.Error("2**53+1 in [2.0**53]")
 	}
 }
+
+func TestEqualUncomparable(t *testing.T) {
+	f := value.Func(func(args []any, kw *value.Map) (any, error) { return nil, nil })
+	if ok, err := Compare("==", f, f); err != nil || ok {
+		t.Errorf("func == func: %v, %v", ok, err)
+	}
+	if ok, _ := Contains(value.NewList(f), f); ok {
+		t.Error("func in [func]")
+	}
+}

@@ -19,6 +19,8 @@ func Len(v any) (int, error) {
 		return len(x), nil
 	case *value.Map:
 		return x.Len(), nil
+	case Sized:
+		return x.PyLen(), nil
 	}
 	return 0, typeErr("object of type '%s' has no len()", TypeName(v))
 }
@@ -195,6 +197,8 @@ func sliceIndices(n int, start, stop, step any) (lo, hi, st, count int, err erro
 // Slice is Python's obj[start:stop:step]; nil bounds are omitted ones.
 func Slice(obj, start, stop, step any) (any, error) {
 	switch x := obj.(type) {
+	case *value.Map:
+		return nil, typeErr("unhashable type: 'slice'")
 	case *value.List:
 		lo, _, st, c, err := sliceIndices(x.Len(), start, stop, step)
 		if err != nil {

@@ -262,6 +262,13 @@ func init() {
 		}
 		return translate(s, a[0])
 	})
+	strMethod("maketrans", func(s string, args []any, kw *value.Map) (any, error) {
+		a, err := params{name: "str.maketrans", names: []string{"x", "y", "z"}, required: 1, kwNames: -1}.bind(args, kw)
+		if err != nil {
+			return nil, err
+		}
+		return makeTrans(a[0], a[1], a[2])
+	})
 	register("bytes", "decode", func(recv any, args []any, kw *value.Map) (any, error) {
 		a, err := params{name: "bytes.decode", names: []string{"encoding", "errors"}, kwNames: 0}.bind(args, kw)
 		if err != nil {
@@ -614,8 +621,8 @@ func justify(name, s string, args []any, kw *value.Map) (any, error) {
 	if w <= n {
 		return s, nil
 	}
-	if w > maxRepeat {
-		return nil, newErr("MemoryError", "")
+	if w > maxWidth {
+		return nil, errTooWide
 	}
 	marg := w - n
 	var left int
@@ -636,8 +643,8 @@ func Zfill(s string, w int) (string, error) {
 	if w <= n {
 		return s, nil
 	}
-	if w > maxRepeat {
-		return "", newErr("MemoryError", "")
+	if w > maxWidth {
+		return "", errTooWide
 	}
 	zeros := strings.Repeat("0", w-n)
 	if s != "" && (s[0] == '+' || s[0] == '-') {
@@ -982,4 +989,69 @@ func translate(s string, table any) (any, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// makeTrans is str.maketrans(x[, y[, z]]).
+func makeTrans(x, y, z any) (any, error) {
+	out := value.NewMap(0)
+	if y == absent {
+		m, ok := x.(*value.Map)
+		if !ok {
+			return nil, typeErr("if you give only one argument to maketrans it must be a dict")
+		}
+		var err error
+		m.Range(func(k, v any) bool {
+			switch key := k.(type) {
+			case string:
+				if utf8.RuneCountInString(key) != 1 {
+					err = valueErr("string keys in translate table must be of length 1")
+					return false
+				}
+				r, _ := utf8.DecodeRuneInString(key)
+				out.Set(int64(r), v)
+			default:
+				if n := toNum(k); n.kind == smallInt && !isBoolValue(k) || n.kind == bigInt {
+					out.Set(k, v)
+					return true
+				}
+				err = typeErr("keys in translate table must be strings or integers")
+				return false
+			}
+			return true
+		})
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	xs, ok1 := x.(string)
+	ys, ok2 := y.(string)
+	if !ok1 {
+		return nil, typeErr("maketrans() argument 1 must be str, not %s", TypeName(x))
+	}
+	if !ok2 {
+		return nil, typeErr("maketrans() argument 2 must be str, not %s", TypeName(y))
+	}
+	xr, yr := []rune(xs), []rune(ys)
+	if len(xr) != len(yr) {
+		return nil, valueErr("the first two maketrans arguments must have equal length")
+	}
+	for i, r := range xr {
+		out.Set(int64(r), int64(yr[i]))
+	}
+	if z != absent {
+		zs, ok := z.(string)
+		if !ok {
+			return nil, typeErr("maketrans() argument 3 must be str, not %s", TypeName(z))
+		}
+		for _, r := range zs {
+			out.Set(int64(r), nil)
+		}
+	}
+	return out, nil
+}
+
+func isBoolValue(v any) bool {
+	_, ok := v.(bool)
+	return ok
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"brine/internal/diag"
 )
 
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
@@ -37,6 +39,17 @@ func (e *Error) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
+
+// Diagnostic presents the error as a diagnostic on the template's file:
+// the first line of the message as summary, the position when known.
+func (e *Error) Diagnostic() *diag.Diagnostic {
+	summary, detail, _ := strings.Cut(e.Msg, "\n")
+	d := &diag.Diagnostic{Summary: summary, Detail: strings.TrimSpace(detail)}
+	if e.File != "" {
+		d.Subject = &diag.Range{File: e.File, Start: diag.Pos{Line: e.Line, Col: e.Col}}
+	}
+	return d
+}
 
 // GetContext returns the lines around line (1-based) of src as Salt's
 // get_context does: up to n lines either side, "[...]" where lines were cut,

@@ -33,6 +33,11 @@ type Entry struct {
 	Data        DataFunc
 	Unsupported string // why the renderer is not available
 	Doc         string
+	// WalkData marks a data renderer that, placed after another data
+	// renderer (`yaml|gpg`), is applied to every string inside the data it
+	// receives, mappings and lists being changed in place, as Salt's gpg
+	// renderer does.
+	WalkData bool
 }
 
 // Registry maps names to renderers.
@@ -296,7 +301,15 @@ func (p Pipeline) Run(src string, rc *Context) (any, error) {
 	for i, st := range p {
 		text, isText := cur.(string)
 		if !isText {
-			return nil, &PipelineError{Pipe: p.String(), Stage: st.Name, Prev: p[i-1].Name}
+			if st.Entry.Data == nil || !st.Entry.WalkData {
+				return nil, &PipelineError{Pipe: p.String(), Stage: st.Name, Prev: p[i-1].Name}
+			}
+			out, err := walkStrings(cur, func(s string) (any, error) { return st.Entry.Data(s, rc, st.Argline) })
+			if err != nil {
+				return nil, err
+			}
+			cur = out
+			continue
 		}
 		switch {
 		case st.Entry.Unsupported != "":
@@ -316,6 +329,32 @@ func (p Pipeline) Run(src string, rc *Context) (any, error) {
 		}
 	}
 	return cur, nil
+}
+
+// walkStrings replaces every string in v by f(string), changing mappings
+// and lists in place.
+func walkStrings(v any, f func(string) (any, error)) (any, error) {
+	switch x := v.(type) {
+	case string:
+		return f(x)
+	case *value.Map:
+		for i, e := range x.Values() {
+			n, err := walkStrings(e, f)
+			if err != nil {
+				return nil, err
+			}
+			x.SetAt(i, n)
+		}
+	case *value.List:
+		for i, e := range x.Items {
+			n, err := walkStrings(e, f)
+			if err != nil {
+				return nil, err
+			}
+			x.Items[i] = n
+		}
+	}
+	return v, nil
 }
 
 // PipelineError is a data renderer placed before another renderer

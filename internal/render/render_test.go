@@ -30,6 +30,9 @@ func testRegistry() *Registry {
 	r.Register(&Entry{Name: "jinja", Text: func(src string, _ *Context, _ string) (string, error) { return src, nil }})
 	r.Register(&Entry{Name: "yaml", Data: func(string, *Context, string) (any, error) { return value.NewMap(0), nil }})
 	r.Register(&Entry{Name: "mako", Unsupported: "needs Python"})
+	r.Register(&Entry{Name: "rot", WalkData: true, Data: func(src string, _ *Context, _ string) (any, error) {
+		return strings.ToUpper(src), nil
+	}})
 	return r
 }
 
@@ -113,6 +116,7 @@ func TestRender(t *testing.T) {
 		{"renderer option", "#!upper foo|kv\na=b\n", "kv", false, "", "Unknown renderer option: foo"},
 		{"data renderer not last", "#!kv|upper\na=b\n", "kv", false, "", `renderer "upper" cannot follow "kv"`},
 		{"unsupported", "#!mako|kv\n", "kv", false, "", `The "mako" renderer is not supported by brine: needs Python`},
+		{"walking data renderer", "#!kv|rot\na=b\n", "kv", false, "{'a': 'B'}", ""},
 		{"string shebang first word", "#!upper foo\na=b", "kv", true, "'#!UPPER FOO\\nA=B'", ""},
 	}
 	for _, tt := range tests {
@@ -177,5 +181,13 @@ func TestErrorContext(t *testing.T) {
 	}
 	if (&Error{Msg: "m", Line: 2}).Error() != "m" {
 		t.Error("no buffer means no context")
+	}
+}
+
+func TestErrorDiagnostic(t *testing.T) {
+	e := &Error{Msg: "Jinja variable 'x' is undefined", File: "/srv/a.sls", Line: 3, Col: 7}
+	d := e.Diagnostic()
+	if d.Error() != "/srv/a.sls:3:7: Jinja variable 'x' is undefined" {
+		t.Errorf("Diagnostic = %q", d.Error())
 	}
 }

@@ -6,6 +6,7 @@ package renderers
 import (
 	"bytes"
 	"fmt"
+	"log/slog"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -81,6 +82,8 @@ func gpgDecrypt(gpgPath, keydir, cipher string, mustSucceed bool) (string, error
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	_ = cmd.Run() // gpg's exit status is not consulted, only its output
 	if stdout.Len() == 0 {
+		// Ciphertext and gpg's messages only: never plaintext.
+		slog.Warn(fmt.Sprintf("Could not decrypt cipher %s, received: %s", value.Repr([]byte(cipher)), value.Repr(stderr.Bytes())))
 		if mustSucceed {
 			return "", &render.Error{Msg: fmt.Sprintf("Could not decrypt cipher %s, received: %s",
 				value.Repr([]byte(cipher)), value.Repr(stderr.Bytes()))}

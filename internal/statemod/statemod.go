@@ -15,7 +15,6 @@ package statemod
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -57,6 +56,23 @@ type Function struct {
 	Run Func
 	// Doc is a one-line description.
 	Doc string
+
+	paramsOnce sync.Once
+	paramIdx   map[string]int
+	paramKeys  []any // the names as interface values, boxed once
+}
+
+func (f *Function) isParam(k string) bool {
+	f.paramsOnce.Do(func() {
+		f.paramIdx = make(map[string]int, len(f.Params))
+		f.paramKeys = make([]any, len(f.Params))
+		for i, p := range f.Params {
+			f.paramIdx[p.Name] = i
+			f.paramKeys[i] = p.Name
+		}
+	})
+	_, ok := f.paramIdx[k]
+	return ok
 }
 
 // Module returns the module part of the name ("file" for "file.managed").
@@ -212,26 +228,43 @@ func (f *Function) MissingParams(low *value.Map) []string {
 // keywords, in low's order. Extra keys of a function without **kwargs are
 // returned in extra (Salt raises "'x' is an invalid keyword argument").
 func (f *Function) BindArgs(low *value.Map) (args *value.Map, extra []string) {
-	args = value.NewMap(len(f.Params) + 4)
-	for _, p := range f.Params {
-		if v, ok := low.Get(p.Name); ok {
-			args.Set(p.Name, v)
-		} else if !p.Required {
-			args.Set(p.Name, value.DeepCopy(p.Default))
-		}
-	}
+	f.isParam("")
+	vals := make([]any, len(f.Params))
+	set := make([]bool, len(f.Params))
+	var restK []string
+	var restV []any
 	low.Range(func(k, v any) bool {
 		ks, ok := k.(string)
-		if !ok || args.Has(ks) || internalKeywords[ks] || slices.ContainsFunc(f.Params, func(p Param) bool { return p.Name == ks }) {
+		if !ok {
+			return true
+		}
+		if i, isParam := f.paramIdx[ks]; isParam {
+			vals[i], set[i] = v, true
+			return true
+		}
+		if internalKeywords[ks] {
 			return true
 		}
 		if f.Kwargs {
-			args.Set(ks, v)
+			restK = append(restK, ks)
+			restV = append(restV, v)
 		} else {
 			extra = append(extra, ks)
 		}
 		return true
 	})
+	args = value.NewMap(len(f.Params) + len(restK))
+	for i, p := range f.Params {
+		switch {
+		case set[i]:
+			args.Set(f.paramKeys[i], vals[i])
+		case !p.Required:
+			args.Set(f.paramKeys[i], defaultValue(p.Default))
+		}
+	}
+	for i, k := range restK {
+		args.Set(k, restV[i])
+	}
 	return args, extra
 }
 
@@ -247,4 +280,14 @@ func InvalidKwargsMessage(extra []string, full string) string {
 	}
 	return fmt.Sprintf("%s and '%s' are invalid keyword arguments for '%s'",
 		strings.Join(quoted, ", "), extra[len(extra)-1], full)
+}
+
+// defaultValue copies a mutable default (a Python default is shared, but a
+// state function must not change another call's arguments).
+func defaultValue(v any) any {
+	switch v.(type) {
+	case *value.Map, *value.List:
+		return value.DeepCopy(v)
+	}
+	return v
 }

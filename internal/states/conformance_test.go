@@ -21,8 +21,8 @@ import (
 	"brine/internal/execmod"
 	"brine/internal/fileserver"
 	_ "brine/internal/modules"
-	_ "brine/internal/states"
 	"brine/internal/statemod"
+	_ "brine/internal/states"
 	"brine/internal/value"
 	"brine/internal/yamlload"
 )

@@ -10,10 +10,14 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
+	"brine/internal/match"
 	"brine/internal/value"
 )
 
@@ -43,18 +47,33 @@ type fileStats struct {
 	size        int64
 }
 
+// User and group names are looked up once per process: each lookup reads
+// /etc/passwd or /etc/group, and a run asks for the same few ids again and
+// again.
+var userNames, groupNames sync.Map // int -> string
+
 func lookupUser(uid int) string {
-	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
-		return u.Username
+	if v, ok := userNames.Load(uid); ok {
+		return v.(string)
 	}
-	return strconv.Itoa(uid)
+	name := strconv.Itoa(uid)
+	if u, err := user.LookupId(name); err == nil {
+		name = u.Username
+	}
+	userNames.Store(uid, name)
+	return name
 }
 
 func lookupGroup(gid int) string {
-	if g, err := user.LookupGroupId(strconv.Itoa(gid)); err == nil {
-		return g.Name
+	if v, ok := groupNames.Load(gid); ok {
+		return v.(string)
 	}
-	return strconv.Itoa(gid)
+	name := strconv.Itoa(gid)
+	if g, err := user.LookupGroupId(name); err == nil {
+		name = g.Name
+	}
+	groupNames.Store(gid, name)
+	return name
 }
 
 // statPath is file.stats; ok is false when the path does not exist.
@@ -230,7 +249,10 @@ func checkPerms(name string, ret *value.Map, u, g, mode any, follow, test bool) 
 			_ = os.Chmod(name, pm)
 		}
 	}
-	post, _ := statPath(name, follow)
+	post := cur
+	if cuser || cgroup || cmode {
+		post, _ = statPath(name, follow)
+	}
 	if value.Truthy(u) {
 		if ownerDiffers(u, post.user, post.uid) {
 			if test {
@@ -504,4 +526,57 @@ func fileDiff(oldData, newData []byte) string {
 		return "Replace text file with binary file"
 	}
 	return unifiedDiff(readLines(string(oldData)), readLines(string(newData)), "", "")
+}
+
+// lookupUserGID returns the primary group id of uid.
+func lookupUserGID(uid int) (int, error) {
+	u, err := user.LookupId(strconv.Itoa(uid))
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(u.Gid)
+}
+
+// touchFile is file.touch: create the file or update its times.
+func touchFile(name string, atime, mtime any) error {
+	now := time.Now()
+	at, mt := now, now
+	if atime != nil {
+		at = time.Unix(int64(value.ToFloat(atime)), 0)
+	}
+	if mtime != nil {
+		mt = time.Unix(int64(value.ToFloat(mtime)), 0)
+	}
+	if !exists(name) {
+		f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY, 0o666)
+		if err != nil {
+			return err
+		}
+		f.Close()
+	}
+	return os.Chtimes(name, at, mt)
+}
+
+// checkIncludeExclude is salt.utils.stringutils.check_include_exclude:
+// with an exclude pattern, path is kept (true) unless it matches; a
+// pattern starting with "E@" is a regular expression, else a glob.
+func checkIncludeExclude(path string, include, exclude any) bool {
+	matches := func(pat any) bool {
+		s := value.Str(pat)
+		if rest, ok := strings.CutPrefix(s, "E@"); ok {
+			re, err := regexp.Compile(rest)
+			return err == nil && re.MatchString(path)
+		}
+		return match.Fnmatch(path, s)
+	}
+	if include == nil && exclude == nil {
+		return true
+	}
+	if include != nil && exclude == nil {
+		return matches(include)
+	}
+	if include == nil && exclude != nil {
+		return !matches(exclude)
+	}
+	return matches(include) && !matches(exclude)
 }

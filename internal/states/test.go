@@ -171,7 +171,7 @@ func testModWatch(c *statemod.Call) (*value.Map, error) {
 	), nil
 }
 
-func mapGet(m *value.Map, k string) any {
+func mapGet(m *value.Map, k any) any {
 	v, _ := m.Get(k)
 	return v
 }

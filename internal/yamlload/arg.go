@@ -71,48 +71,47 @@ func LoadArg(s string) any {
 // loadArgYAML is salt.utils.yaml.safe_load: Salt's loader with plain dicts,
 // so a mapping used as a key is an error.
 func loadArgYAML(s string) (any, error) {
-	v, err := Load([]byte(s), "")
-	if err != nil {
-		return nil, err
-	}
-	if hasMapKey(v, 0) {
-		return nil, &Error{Kind: ConstructorError, Problem: "found unhashable key"}
-	}
-	return v, nil
-}
-
-// hasMapKey reports whether a mapping somewhere in v has a mapping as a
-// key. Salt's yaml renderer rejects such data as "Invalid YAML, possible
-// double curly-brace".
-func hasMapKey(v any, depth int) bool {
-	if depth > 1000 {
-		return false
-	}
-	switch x := v.(type) {
-	case *value.Map:
-		found := false
-		x.Range(func(k, v any) bool {
-			if _, ok := k.(*value.Map); ok || hasMapKey(v, depth+1) {
-				found = true
-				return false
-			}
-			return true
-		})
-		return found
-	case *value.List:
-		for _, e := range x.Items {
-			if hasMapKey(e, depth+1) {
-				return true
-			}
-		}
-	}
-	return false
+	return SafeLoad([]byte(s), "")
 }
 
 // HasMapKey reports whether loaded data holds a mapping used as a mapping
 // key (what `{{ x }}` left unrendered becomes). Salt's yaml renderer fails
-// such data with "Invalid YAML, possible double curly-brace".
-func HasMapKey(v any) bool { return hasMapKey(v, 0) }
+// such data with "Invalid YAML, possible double curly-brace". Shared
+// (aliased) collections are visited once.
+func HasMapKey(v any) bool {
+	seen := map[any]bool{}
+	var walk func(v any) bool
+	walk = func(v any) bool {
+		switch x := v.(type) {
+		case *value.Map:
+			if seen[x] {
+				return false
+			}
+			seen[x] = true
+			found := false
+			x.Range(func(k, v any) bool {
+				if _, ok := k.(*value.Map); ok || walk(v) {
+					found = true
+					return false
+				}
+				return true
+			})
+			return found
+		case *value.List:
+			if seen[x] {
+				return false
+			}
+			seen[x] = true
+			for _, e := range x.Items {
+				if walk(e) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(v)
+}
 
 // pyStrip is Python's str.strip() with no arguments.
 func pyStrip(s string) string {

@@ -37,6 +37,10 @@ type emitter struct {
 
 	rootCtx, seqCtx, mapCtx, simpleKeyCtx bool
 
+	// pyBreaks makes a written line break count as whitespace, as in
+	// PyYAML's pure-Python emitter (used by Salt's quoting filters).
+	pyBreaks bool
+
 	anchors    map[*rnode]string
 	serialized map[*rnode]bool
 	lastAnchor int
@@ -536,10 +540,13 @@ func (e *emitter) writeRune(r rune) {
 func (e *emitter) writeBreak(r rune) {
 	if r == '\n' {
 		e.putBreak()
-		return
+	} else {
+		e.out.WriteRune(r)
+		e.column = 0
 	}
-	e.out.WriteRune(r)
-	e.column = 0
+	if e.pyBreaks {
+		e.whitespace = true
+	}
 }
 
 func (e *emitter) writeRaw(s string) {
@@ -614,6 +621,11 @@ func (e *emitter) writeSingle(s string, allowBreaks bool) {
 	spaces, breaks := false, false
 	for i := 0; i < len(s); {
 		r, w := utf8.DecodeRuneInString(s[i:])
+		if e.pyBreaks && breaks && r == ' ' {
+			// PyYAML ends a run of breaks with an indent at once
+			e.writeIndent()
+			breaks = false
+		}
 		switch {
 		case r == ' ':
 			if allowBreaks && !spaces && e.column > e.bestWidth && i != 0 && i != len(s)-1 &&

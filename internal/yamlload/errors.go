@@ -5,15 +5,18 @@ import (
 	"strings"
 )
 
-// ErrorKind says which PyYAML stage an error comes from. Salt's yaml renderer
-// treats them differently: scanner errors show only the problem, parser and
-// constructor errors the whole message, composer errors escape as raw
-// exceptions.
+// ErrorKind says which PyYAML exception class an error stands for. Salt's
+// yaml renderer treats them differently: for a ScannerError it shows only
+// Problem (libyaml gives no source snippet); a ParserError or
+// ConstructorError is shown whole (Error()); the others (ReaderError,
+// ComposerError, OtherError) are not caught by the renderer and reach
+// salt.state's generic "Rendering SLS x failed, render error: ..." path.
 type ErrorKind int
 
 // The PyYAML error classes.
 const (
-	ScannerError ErrorKind = iota + 1
+	ReaderError ErrorKind = iota + 1
+	ScannerError
 	ParserError
 	ComposerError
 	ConstructorError
@@ -22,7 +25,7 @@ const (
 	OtherError
 )
 
-var kindNames = [...]string{"", "ScannerError", "ParserError", "ComposerError", "ConstructorError", "Exception"}
+var kindNames = [...]string{"", "ReaderError", "ScannerError", "ParserError", "ComposerError", "ConstructorError", "Exception"}
 
 // String returns the Python class name of the error kind.
 func (k ErrorKind) String() string {
@@ -54,6 +57,8 @@ type Error struct {
 	ContextMark Mark
 	Problem     string
 	ProblemMark Mark
+	// Position is the byte offset a ReaderError reports.
+	Position int
 }
 
 // Error returns the message as PyYAML's str() of the exception prints it,
@@ -81,6 +86,12 @@ func (e *Error) Column() int {
 // with the libyaml-based loader Salt uses. A plain Python exception
 // (OtherError) prints as its message alone.
 func (e *Error) Format(stream string) string {
+	switch e.Kind {
+	case OtherError:
+		return e.Problem
+	case ReaderError:
+		return e.Problem + "\n  in \"" + stream + "\", position " + strconv.Itoa(e.Position)
+	}
 	var b strings.Builder
 	line := func(s string) {
 		if b.Len() > 0 {
@@ -104,4 +115,21 @@ func (e *Error) Format(stream string) string {
 		mark(e.ProblemMark)
 	}
 	return b.String()
+}
+
+// RendererMessage returns what Salt's yaml renderer makes of the error,
+// the text after "Rendering SLS 'env:sls' failed: ": the problem alone for
+// a ScannerError (libyaml marks carry no source buffer, so no context
+// block), the whole message for a ParserError or ConstructorError. caught
+// is false for the kinds the renderer does not catch; Salt then reports
+// them as "Rendering SLS sls failed, render error: " + Error() and a
+// traceback.
+func (e *Error) RendererMessage() (msg string, caught bool) {
+	switch e.Kind {
+	case ScannerError:
+		return e.Problem, true
+	case ParserError, ConstructorError:
+		return e.Error(), true
+	}
+	return e.Error(), false
 }

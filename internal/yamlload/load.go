@@ -12,7 +12,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v4"
 
@@ -25,14 +27,26 @@ import (
 // is the file name, recorded in errors for diagnostics. Every error is an
 // *Error.
 func Load(data []byte, name string) (any, error) {
+	return load(data, name, false)
+}
+
+// SafeLoad is Load with the semantics of salt.utils.yaml.safe_load, which
+// Salt uses outside the yaml renderer (load_yaml, import_yaml, CLI
+// arguments): mappings are plain dicts, so a mapping used as a key is an
+// error ("found unacceptable key ...") instead of data the renderer
+// rejects later.
+func SafeLoad(data []byte, name string) (any, error) {
+	return load(data, name, true)
+}
+
+func load(data []byte, name string, plainDicts bool) (any, error) {
 	root, err := parseSingle(data, name)
 	if err != nil || root == nil {
 		return nil, err
 	}
-	c := constructor{name: name}
-	if err := c.checkRecursion(root); err != nil {
-		return nil, err
-	}
+	// merges may make the node tree cyclic; look for aliases before that
+	aliases := hasAlias(root)
+	c := constructor{name: name, plainDicts: plainDicts}
 	v, err := c.construct(root)
 	if err != nil {
 		return nil, err
@@ -40,22 +54,175 @@ func Load(data []byte, name string) (any, error) {
 	if err := c.drain(); err != nil {
 		return nil, err
 	}
+	if aliases && len(c.objs) > 0 {
+		if err := c.checkCycles(v); err != nil {
+			return nil, err
+		}
+	}
 	return v, nil
 }
+
+// Two go-yaml rules libyaml (and so Salt) does not have are undone by
+// editing the text and parsing again:
+//
+//   - flowMisindent: a ':' inside a flow collection left of the enclosing
+//     block's indentation. libyaml ignores indentation inside flow
+//     collections, and PyYAML's own wrapped flow output, pasted into an SLS
+//     by Jinja's yaml filter, looks like that. The line is moved right; the
+//     fix is kept only if the line turns out to be inside a flow collection.
+//   - commentNoSpace: a '#' right after a quoted scalar or a flow
+//     collection, which libyaml reads as a comment. A space is put before it.
+const (
+	flowMisindent  = "mapping values are not allowed in this context"
+	commentNoSpace = "found a comment without preceding whitespace"
+)
+
+// flowShift is how far a flow continuation line is moved right.
+const flowShift = 1024
+
+// insertion records spaces put into the text: n spaces before the
+// character at column col (1-based) of line.
+type insertion struct{ line, col, n int }
 
 // parseSingle returns the root node of the only document in data, nil for
 // an empty stream.
 func parseSingle(data []byte, name string) (*yaml.Node, error) {
+	root, err := parseOnce(data, name)
+	var (
+		first error
+		edits []insertion
+		moved map[int]bool // lines moved for flowMisindent
+	)
+	for tries := 0; err != nil && tries < 200; tries++ {
+		ins, ok := nextFix(err, moved)
+		if !ok {
+			break
+		}
+		fixed, ok := insertSpaces(data, ins)
+		if !ok {
+			break
+		}
+		if first == nil {
+			first = err
+		}
+		if ins.n == flowShift {
+			if moved == nil {
+				moved = map[int]bool{}
+			}
+			moved[ins.line] = true
+		}
+		data = fixed
+		edits = append(edits, ins)
+		root, err = parseOnce(data, name)
+	}
+	if first == nil {
+		return root, err
+	}
+	if err != nil {
+		return nil, first
+	}
+	for line := range moved {
+		if !lineInFlow(root, line) {
+			return nil, first
+		}
+	}
+	if root != nil {
+		unshift(root, edits)
+	}
+	return root, nil
+}
+
+// nextFix returns the edit that undoes err, if it is one of the go-yaml
+// rules above.
+func nextFix(err error, moved map[int]bool) (insertion, bool) {
+	e, ok := err.(*Error)
+	if !ok || e.ProblemMark.Line == 0 {
+		return insertion{}, false
+	}
+	switch {
+	case e.Problem == flowMisindent && e.ProblemMark.Line > 1 && !moved[e.ProblemMark.Line]:
+		return insertion{e.ProblemMark.Line, 1, flowShift}, true
+	case e.Problem == commentNoSpace:
+		return insertion{e.ProblemMark.Line, e.ProblemMark.Column, 1}, true
+	}
+	return insertion{}, false
+}
+
+// insertSpaces puts ins.n spaces before the character at ins.line and
+// ins.col.
+func insertSpaces(data []byte, ins insertion) ([]byte, bool) {
+	start := 0
+	for l := 1; l < ins.line; l++ {
+		i := bytes.IndexByte(data[start:], '\n')
+		if i < 0 {
+			return nil, false
+		}
+		start += i + 1
+	}
+	for c := 1; c < ins.col; c++ {
+		if start >= len(data) || data[start] == '\n' {
+			return nil, false
+		}
+		_, w := utf8.DecodeRune(data[start:])
+		start += w
+	}
+	out := make([]byte, 0, len(data)+ins.n)
+	out = append(out, data[:start]...)
+	out = append(out, bytes.Repeat([]byte{' '}, ins.n)...)
+	return append(out, data[start:]...), true
+}
+
+// lineInFlow reports whether every node starting on line sits in a flow
+// collection, and there is one.
+func lineInFlow(root *yaml.Node, line int) bool {
+	found, ok := false, true
+	var walk func(n, parent *yaml.Node)
+	walk = func(n, parent *yaml.Node) {
+		if n.Line == line {
+			found = true
+			if parent == nil || parent.Style&yaml.FlowStyle == 0 {
+				ok = false
+			}
+		}
+		if n.Kind == yaml.AliasNode {
+			return
+		}
+		for _, ch := range n.Content {
+			walk(ch, n)
+		}
+	}
+	if root != nil {
+		walk(root, nil)
+	}
+	return found && ok
+}
+
+// unshift moves node marks back to the columns of the original text.
+func unshift(n *yaml.Node, edits []insertion) {
+	for i := len(edits) - 1; i >= 0; i-- {
+		if e := edits[i]; n.Line == e.line && n.Column >= e.col+e.n {
+			n.Column -= e.n
+		}
+	}
+	if n.Kind == yaml.AliasNode {
+		return
+	}
+	for _, ch := range n.Content {
+		unshift(ch, edits)
+	}
+}
+
+func parseOnce(data []byte, name string) (*yaml.Node, error) {
 	l, err := yaml.NewLoader(bytes.NewReader(data))
 	if err != nil {
-		return nil, convertError(err, name)
+		return nil, convertError(err, data, name)
 	}
 	var doc yaml.Node
 	if err := l.Load(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, nil
 		}
-		return nil, convertError(err, name)
+		return nil, convertError(err, data, name)
 	}
 	root := &doc
 	if doc.Kind == yaml.DocumentNode {
@@ -83,7 +250,7 @@ func parseSingle(data []byte, name string) (*yaml.Node, error) {
 		}
 		return nil, e
 	case !errors.Is(err, io.EOF):
-		return nil, convertError(err, name)
+		return nil, convertError(err, data, name)
 	}
 	return root, nil
 }
@@ -102,7 +269,7 @@ var escapeProblems = map[string]bool{
 }
 
 // convertError turns a go-yaml error into an *Error.
-func convertError(err error, name string) *Error {
+func convertError(err error, data []byte, name string) *Error {
 	var le *yaml.LoadError
 	if !errors.As(err, &le) {
 		return &Error{Kind: OtherError, Name: name, Problem: err.Error()}
@@ -113,7 +280,12 @@ func convertError(err error, name string) *Error {
 		e.ContextMark = Mark{le.ContextMark.Line, le.ContextMark.Column}
 	}
 	switch le.Stage {
-	case yaml.ScannerStage, yaml.ReaderStage:
+	case yaml.ReaderStage:
+		if re := readerError(data, name); re != nil {
+			return re
+		}
+		e.Kind = ReaderError
+	case yaml.ScannerStage:
 		e.Kind = ScannerError
 	case yaml.ParserStage:
 		e.Kind = ParserError
@@ -139,6 +311,45 @@ func convertError(err error, name string) *Error {
 	return e
 }
 
+// readerError finds the character libyaml's reader refuses, and reports it
+// as PyYAML does.
+func readerError(data []byte, name string) *Error {
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, w := utf8.DecodeRune(data[i:])
+		var problem string
+		switch {
+		case r == utf8.RuneError && w <= 1:
+			problem = "'utf-8' codec can't decode byte #x" + hex2(data[i]) + ": invalid start byte"
+		case !(r == 0x09 || r == 0x0A || r == 0x0D || r >= 0x20 && r <= 0x7E || r == 0x85 ||
+			r >= 0xA0 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF):
+			problem = "unacceptable character #x" + hex4(r) + ": control characters are not allowed"
+		}
+		if problem != "" {
+			return &Error{Kind: ReaderError, Name: name, Problem: problem, Position: i, ProblemMark: Mark{line, col}}
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		i += w
+	}
+	return nil
+}
+
+func hex2(b byte) string { return string([]byte{hexLower[b>>4], hexLower[b&15]}) }
+
+func hex4(r rune) string {
+	s := strconv.FormatInt(int64(r), 16)
+	for len(s) < 4 {
+		s = "0" + s
+	}
+	return s
+}
+
+const hexLower = "0123456789abcdef"
+
 // pending is a collection created but not filled yet. PyYAML fills
 // collections breadth first (its constructors are generators run after the
 // parent is done), which decides which of several errors is reported.
@@ -149,9 +360,10 @@ type pending struct {
 }
 
 type constructor struct {
-	name  string
-	objs  map[*yaml.Node]any
-	queue []pending
+	name       string
+	plainDicts bool // mappings are unhashable, as Python dicts
+	objs       map[*yaml.Node]any
+	queue      []pending
 }
 
 func mark(n *yaml.Node) Mark { return Mark{n.Line, n.Column} }
@@ -379,6 +591,20 @@ func checkAnchors(root *yaml.Node, name string) error {
 	return walk(root)
 }
 
+// hasAlias reports whether the tree holds an alias; documents without
+// aliases skip the recursion check.
+func hasAlias(n *yaml.Node) bool {
+	if n.Kind == yaml.AliasNode {
+		return true
+	}
+	for _, ch := range n.Content {
+		if hasAlias(ch) {
+			return true
+		}
+	}
+	return false
+}
+
 // hasAnchor is a quick scan so that documents without anchors skip the
 // duplicate check's map.
 func hasAnchor(n *yaml.Node) bool {
@@ -489,7 +715,7 @@ func (c *constructor) fillMap(n *yaml.Node, out *value.Map) error {
 		if err != nil {
 			return err
 		}
-		if !value.Hashable(k) && !isMap(k) {
+		if !value.Hashable(k) && (c.plainDicts || !isMap(k)) {
 			return &Error{Kind: ConstructorError, Name: c.name, Context: mappingContext, ContextMark: mark(n),
 				Problem: "found unacceptable key " + nodeValueRepr(kn), ProblemMark: mark(kn)}
 		}
@@ -497,11 +723,13 @@ func (c *constructor) fillMap(n *yaml.Node, out *value.Map) error {
 		if err != nil {
 			return err
 		}
-		if out.Has(k) {
+		// one lookup: a Set that does not grow the map found a duplicate
+		before := out.Len()
+		out.Set(k, v)
+		if out.Len() == before {
 			return &Error{Kind: ConstructorError, Name: c.name, Context: mappingContext, ContextMark: mark(n),
 				Problem: "found conflicting ID '" + value.Str(k) + "'", ProblemMark: mark(kn)}
 		}
-		out.Set(k, v)
 	}
 	return nil
 }
@@ -588,46 +816,56 @@ func (c *constructor) flatten(n *yaml.Node, depth int) error {
 	return nil
 }
 
-// checkRecursion rejects a document where an alias refers to a node that
-// contains it. PyYAML would build a self-referencing structure; nothing
-// downstream in Salt or brine can use one.
-func (c *constructor) checkRecursion(root *yaml.Node) error {
+// checkCycles rejects a value that contains itself, which aliases can
+// build (`a: &a [*a]`). PyYAML builds such a structure; nothing downstream
+// in Salt or brine can use one, so brine reports it as PyYAML does a
+// recursive node it cannot construct.
+func (c *constructor) checkCycles(v any) error {
 	const (
 		active = 1
 		done   = 2
 	)
-	state := make(map[*yaml.Node]uint8)
-	var walk func(n *yaml.Node, depth int) error
-	walk = func(n *yaml.Node, depth int) error {
-		if n == nil {
-			return nil
+	state := make(map[any]uint8)
+	var cyc any
+	var walk func(v any) bool
+	walk = func(v any) bool {
+		switch v.(type) {
+		case *value.Map, *value.List:
+		default:
+			return false
 		}
-		if n.Kind == yaml.AliasNode {
-			n = n.Alias
-			if n == nil {
-				return nil
-			}
-		}
-		switch state[n] {
+		switch state[v] {
 		case active:
-			return c.errorAt(n, "found unconstructable recursive node")
+			cyc = v
+			return true
 		case done:
-			return nil
+			return false
 		}
-		if len(n.Content) == 0 {
-			return nil
-		}
-		if depth > 10000 {
-			return c.errorAt(n, "exceeded max depth")
-		}
-		state[n] = active
-		for _, ch := range n.Content {
-			if err := walk(ch, depth+1); err != nil {
-				return err
+		state[v] = active
+		found := false
+		switch x := v.(type) {
+		case *value.Map:
+			x.Range(func(k, e any) bool {
+				found = walk(k) || walk(e)
+				return !found
+			})
+		case *value.List:
+			for _, e := range x.Items {
+				if found = walk(e); found {
+					break
+				}
 			}
 		}
-		state[n] = done
+		state[v] = done
+		return found
+	}
+	if !walk(v) {
 		return nil
 	}
-	return walk(root, 0)
+	for n, obj := range c.objs {
+		if obj == cyc {
+			return c.errorAt(n, "found unconstructable recursive node")
+		}
+	}
+	return &Error{Kind: ConstructorError, Name: c.name, Problem: "found unconstructable recursive node"}
 }

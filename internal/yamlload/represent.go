@@ -286,6 +286,16 @@ func pyLess(a, b any) bool {
 }
 
 func numLess(a, b any) bool {
+	if x, ok := a.(int64); ok {
+		if y, ok := b.(int64); ok {
+			return x < y
+		}
+	}
+	_, af := a.(float64)
+	_, bf := b.(float64)
+	if af || bf {
+		return value.ToFloat(a) < value.ToFloat(b)
+	}
 	ab, aok := value.AsBig(a)
 	bb, bok := value.AsBig(b)
 	if aok && bok {

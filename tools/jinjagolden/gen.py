@@ -36,6 +36,10 @@ import traceback
 
 import jinja2
 import jinja2.sandbox
+import warnings
+
+warnings.simplefilter("ignore", SyntaxWarning)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -123,7 +127,9 @@ def render_case(case):
     opts = parts.get("options", "").split()
     env_args = {
         "extensions": ["jinja2.ext.do", "jinja2.ext.loopcontrols"],
-        "loader": jinja2.DictLoader(files),
+        "loader": jinja2.FunctionLoader(
+            lambda n: (files[n], n, lambda: True) if n in files else None
+        ),
     }
     if "trim_blocks" in opts:
         env_args["trim_blocks"] = True
@@ -144,7 +150,7 @@ def render_case(case):
             out += "\n"
         return {"output": out}
     except Exception as exc:  # noqa: BLE001
-        return {"error": describe_error(exc)}
+        return {"error": describe_error(exc, files)}
 
 
 def plain(v):
@@ -155,13 +161,13 @@ def plain(v):
     return v
 
 
-def describe_error(exc):
+def describe_error(exc, files):
     name = type(exc).__name__
     line = getattr(exc, "lineno", None)
     tname = getattr(exc, "name", None)
     if line is None:
         for fr in reversed(traceback.extract_tb(exc.__traceback__)):
-            if fr.filename in (MAIN,) or not fr.filename.endswith(".py"):
+            if fr.filename in files:
                 line = fr.lineno
                 tname = fr.filename
                 break
@@ -207,6 +213,32 @@ def main():
                 f.write(txtar(case, result))
             n += 1
     print(f"{n} cases written to {OUT} (jinja2 {jinja2.__version__})")
+    write_bulk()
+
+
+def write_bulk():
+    """Write testdata/golden_bulk.json: thousands of generated one-line
+    templates (values x filters, operators, tests, expressions; see
+    diff.py) with Jinja2's result for each."""
+    import diff  # noqa: PLC0415 (same directory)
+
+    out = []
+    srcs = [(t, "") for t in diff.templates()] + list(diff.ws_templates())
+    for src, opts in srcs:
+        r = render_case({"name": "bulk", "parts": {"template": src, "options": opts}})
+        case = {"t": src}
+        if opts:
+            case["opts"] = opts
+        if "output" in r:
+            case["out"] = r["output"]
+        else:
+            case["type"], case["msg"] = r["error"]["type"], r["error"]["message"]
+        out.append(case)
+    path = os.path.join(os.path.dirname(OUT), "golden_bulk.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(out, f, ensure_ascii=False, indent=0)
+        f.write("\n")
+    print(f"{len(out)} bulk cases written to {path}")
 
 
 if __name__ == "__main__":

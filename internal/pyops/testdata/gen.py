@@ -436,6 +436,76 @@ for _ in range(500):
     f = "<{:" + sp + "}>"
     method(f, "format", v)
 
-json.dump(cases, sys.stdout, indent=0, ensure_ascii=False)
-print()
+# --- round() and abs() ----------------------------------------------------
+for v in [0.5, 1.5, 2.5, -0.5, -2.5, 2.675, 1.005, 0.125, 0.375, 1234.5, -1234.5, 1250.0,
+          1e20, 1.23456789e-5, float("inf"), float("nan"), -0.0, 0.0, 1e300, 5e-324, 3,
+          -3, 1250, 1350, -1250, 15, 25, 2**70, True, "x", None, 123456789.987654321]:
+    for nd in [None, 0, 1, 2, 3, -1, -2, -3, 10, -400, 500, 1.5]:
+        add({"op": "round", "a": enc(v), "b": enc(nd)},
+            lambda: round(v) if nd is None else round(v, nd))
+    add({"op": "abs", "a": enc(v)}, lambda: abs(v))
+
+# --- more methods ---------------------------------------------------------
+method("", "maketrans", "abc", "xyz")
+method("", "maketrans", "abc", "xyz", "d")
+method("", "maketrans", {"a": "1", 98: None, "c": 100})
+method("", "maketrans", {"ab": 1})
+method("", "maketrans", {1.5: 1})
+method("", "maketrans", "ab", "x")
+method("", "maketrans", 5)
+method("hello", "translate", "".maketrans("lo", "01", "h"))
+for v in [0, 7, -7, 255, 2**70, True]:
+    method(v, "bit_count")
+    method(v, "as_integer_ratio")
+for v in [0.5, -1.25, 3.0, 0.1, float("inf"), float("nan")]:
+    method(v, "as_integer_ratio")
+
+# --- randomized str methods (fixed seed) ----------------------------------
+alpha = list("aAbB ,.-_'\t\n\r\x0b\x1cé1²ǅßΣσİ\u2028\u00a0") + ["ab", "  ", "\r\n", "Σ"]
+def rstr(n):
+    return "".join(rng.choice(alpha) for _ in range(rng.randint(0, n)))
+def rsmall():
+    return rng.choice([None, "", "a", " ", ",", "ab", "é", "\n", rstr(2)])
+def rint():
+    return rng.choice([0, 1, 2, -1, -2, 3, 5, 10, -10, 100])
+for _ in range(2500):
+    recv = rstr(12)
+    m = rng.choice(["split", "rsplit", "strip", "lstrip", "rstrip", "find", "rfind",
+                    "index", "rindex", "count", "replace", "partition", "rpartition",
+                    "startswith", "endswith", "center", "ljust", "rjust", "zfill",
+                    "expandtabs", "splitlines", "title", "capitalize", "swapcase",
+                    "lower", "upper", "casefold", "istitle", "islower", "isupper",
+                    "isspace", "isalpha", "isalnum", "isdigit", "isnumeric",
+                    "removeprefix", "removesuffix", "join"])
+    if m in ("split", "rsplit"):
+        args = rng.choice([(), (rsmall(),), (rsmall(), rint())])
+    elif m in ("strip", "lstrip", "rstrip"):
+        args = rng.choice([(), (rsmall(),)])
+    elif m in ("find", "rfind", "index", "rindex", "count", "startswith", "endswith"):
+        sub = rng.choice(["", "a", recv[1:3], recv[-2:], "é", " "])
+        args = rng.choice([(sub,), (sub, rint()), (sub, rint(), rint()), (sub, None, rint())])
+    elif m == "replace":
+        args = rng.choice([(rsmall() or "", rstr(3)), (rsmall() or "", rstr(3), rint())])
+    elif m in ("partition", "rpartition", "removeprefix", "removesuffix"):
+        args = (rng.choice(["a", " ", recv[:2], recv[-1:], "é"]),)
+    elif m in ("center", "ljust", "rjust"):
+        args = rng.choice([(rint(),), (rint(), rng.choice(["*", "é", " "]))])
+    elif m in ("zfill",):
+        args = (rint(),)
+    elif m == "expandtabs":
+        args = rng.choice([(), (rint(),)])
+    elif m == "splitlines":
+        args = rng.choice([(), (True,)])
+    elif m == "join":
+        args = ([rstr(3) for _ in range(rng.randint(0, 3))],)
+    else:
+        args = ()
+    method(recv, m, *args)
+
+# One case per line keeps diffs of regenerated expectations readable.
+print("[")
+for i, c in enumerate(cases):
+    sep = "," if i + 1 < len(cases) else ""
+    print(json.dumps(c, ensure_ascii=False, separators=(",", ":")) + sep)
+print("]")
 print(len(cases), file=sys.stderr)

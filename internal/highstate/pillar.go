@@ -1,0 +1,86 @@
+package highstate
+
+import (
+	"brine/internal/execmod"
+	"brine/internal/value"
+)
+
+// pillarCompiler is the run's pillar service (the pillar package's
+// Service, attached to the execmod.Context as "pillar").
+type pillarCompiler interface {
+	Compile(opts, grains *value.Map, minionID, saltenv, pillarenv string, override, previous *value.Map) (*value.Map, error)
+}
+
+// errPillarNotDict is Salt's SaltInvocationError for a non-dict pillar=.
+var errPillarNotDict = &execmod.InvocationError{Msg: "Pillar data must be formatted as a dictionary, unless pillar_enc is specified."}
+
+// statePillar gives the run the pillar Salt's State object would use: the
+// minion's in-memory pillar when the call keeps its pillarenv and passes
+// no pillar=, else a fresh compile (merged over the in-memory one). The
+// returned function restores the context's pillar.
+func statePillar(ctx *execmod.Context, kwargs *value.Map) (func(), error) {
+	noop := func() {}
+	override, hasOverride := kwargs.Get("pillar")
+	_, hasEnc := kwargs.Get("pillar_enc")
+	var om *value.Map
+	if hasOverride && override != nil {
+		m, ok := override.(*value.Map)
+		if !ok && !hasEnc {
+			return noop, errPillarNotDict
+		}
+		om = m
+	}
+	// get_sls_opts: pillarenv from the call (or the saltenv with
+	// pillarenv_from_saltenv).
+	cfgEnv, _ := ctx.Opts.Get("pillarenv")
+	pillarenv := cfgEnv
+	kwEnv, hasKwEnv := kwargs.Get("pillarenv")
+	if hasKwEnv || optBool(ctx.Opts, "pillarenv_from_saltenv", false) {
+		pillarenv = nil
+		if value.Truthy(kwEnv) {
+			pillarenv = kwEnv
+		} else if v, ok := kwargs.Get("saltenv"); ok && value.Truthy(v) {
+			pillarenv = v
+		}
+	}
+	sameEnv := value.Equal(strOrNil(pillarenv), strOrNil(cfgEnv))
+	if sameEnv && om == nil {
+		return noop, nil
+	}
+	svc, ok := ctx.Service("pillar").(pillarCompiler)
+	if !ok {
+		return noop, nil
+	}
+	saltenv := ""
+	if v, ok := kwargs.Get("saltenv"); ok && v != nil {
+		saltenv = value.Str(v)
+	} else if v, ok := ctx.Opts.Get("saltenv"); ok && v != nil {
+		saltenv = value.Str(v)
+	}
+	penv := ""
+	if pillarenv != nil {
+		penv = value.Str(pillarenv)
+	}
+	opts := ctx.Opts.Copy()
+	opts.Set("pillarenv", pillarenv)
+	var previous *value.Map
+	if sameEnv {
+		previous = ctx.Pillar
+	} else {
+		previous = ctx.Pillar
+	}
+	fresh, err := svc.Compile(opts, ctx.Grains, optString(ctx.Opts, "id", ""), saltenv, penv, om, previous)
+	if err != nil {
+		return noop, err
+	}
+	old := ctx.Pillar
+	ctx.Pillar = fresh
+	return func() { ctx.Pillar = old }, nil
+}
+
+func strOrNil(v any) any {
+	if v == nil {
+		return nil
+	}
+	return value.Str(v)
+}

@@ -1,0 +1,5 @@
+package jinjasalt
+
+import "io/fs"
+
+func fsErrNotExist() error { return fs.ErrNotExist }

@@ -1,0 +1,3 @@
+a: 1
+{% from "lib.jinja" import x %}
+b: {{ x }}

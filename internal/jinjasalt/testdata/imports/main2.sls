@@ -1,0 +1,2 @@
+a: 1
+{% from "lib2.jinja" import x %}

@@ -1,0 +1,107 @@
+package modules
+
+// defaults.go is salt/modules/defaults.py: merging and copying data in
+// formulas.
+
+import (
+	"fmt"
+
+	"brine/internal/execmod"
+	"brine/internal/value"
+)
+
+func init() {
+	execmod.Register("defaults.merge", defaultsMerge, "Deep-merge src into dest (merge_lists=False, in_place=True, convert_none=True); returns the result.")
+	execmod.Register("defaults.deepcopy", defaultsDeepcopy, "Return a deep copy of source.")
+	execmod.Register("defaults.update", defaultsUpdate, "Merge defaults under every entry of dest (merge_lists=True, in_place=True, convert_none=True).")
+}
+
+func asMap(fun, arg string, v any) (*value.Map, error) {
+	m, ok := v.(*value.Map)
+	if !ok {
+		return nil, &execmod.CommandExecutionError{Msg: fmt.Sprintf("%s: %s must be a dictionary, not %s", fun, arg, value.TypeName(v))}
+	}
+	return m, nil
+}
+
+func defaultsMerge(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("merge", args, kwargs, execmod.Req("dest"), execmod.Req("src"),
+		execmod.Opt("merge_lists", false), execmod.Opt("in_place", true), execmod.Opt("convert_none", true))
+	if err != nil {
+		return nil, err
+	}
+	return mergeDefaults(v[0], v[1], value.Truthy(v[2]), value.Truthy(v[3]), value.Truthy(v[4]))
+}
+
+func mergeDefaults(dest, src any, mergeLists, inPlace, convertNone bool) (any, error) {
+	if src == nil && convertNone {
+		src = value.NewMap(0)
+	}
+	if dest == nil && convertNone {
+		if inPlace {
+			return nil, &execmod.CommandExecutionError{Msg: "Can't perform in-place merge into NoneType"}
+		}
+		dest = value.NewMap(0)
+	}
+	d, err := asMap("defaults.merge", "dest", dest)
+	if err != nil {
+		return nil, err
+	}
+	s, err := asMap("defaults.merge", "src", src)
+	if err != nil {
+		return nil, err
+	}
+	if !inPlace {
+		d = value.DeepCopy(d).(*value.Map)
+	}
+	return value.Update(d, s, mergeLists), nil
+}
+
+func defaultsDeepcopy(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("deepcopy", args, kwargs, execmod.Req("source"))
+	if err != nil {
+		return nil, err
+	}
+	return value.DeepCopy(v[0]), nil
+}
+
+func defaultsUpdate(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("update", args, kwargs, execmod.Req("dest"), execmod.Req("defaults"),
+		execmod.Opt("merge_lists", true), execmod.Opt("in_place", true), execmod.Opt("convert_none", true))
+	if err != nil {
+		return nil, err
+	}
+	dest, defs := v[0], v[1]
+	mergeLists, inPlace, convertNone := value.Truthy(v[2]), value.Truthy(v[3]), value.Truthy(v[4])
+	var nodes *value.Map
+	if inPlace {
+		if dest == nil {
+			return nil, &execmod.CommandExecutionError{Msg: "Can't perform in-place update into NoneType"}
+		}
+		if nodes, err = asMap("defaults.update", "dest", dest); err != nil {
+			return nil, err
+		}
+	} else {
+		if dest == nil && convertNone {
+			dest = value.NewMap(0)
+		}
+		d, err := asMap("defaults.update", "dest", dest)
+		if err != nil {
+			return nil, err
+		}
+		nodes = value.DeepCopy(d).(*value.Map)
+	}
+	if defs == nil && convertNone {
+		defs = value.NewMap(0)
+	}
+	for i, k := range nodes.Keys() {
+		_ = k
+		_, nodeVars := nodes.At(i)
+		merged, err := mergeDefaults(value.DeepCopy(defs), nodeVars, mergeLists, true, convertNone)
+		if err != nil {
+			return nil, err
+		}
+		nodes.SetAt(i, merged)
+	}
+	return nodes, nil
+}

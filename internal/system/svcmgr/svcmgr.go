@@ -1,0 +1,338 @@
+// Package svcmgr drives the init system: systemd through systemctl where
+// systemd is PID 1, else SysV init scripts (service, update-rc.d or
+// chkconfig), behind one Manager interface.
+package svcmgr
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"brine/internal/system"
+)
+
+// Manager controls services.
+type Manager interface {
+	// Name is "systemd" or "sysvinit".
+	Name() string
+	// Available reports whether the service exists.
+	Available(ctx context.Context, name string) (bool, error)
+	// Status reports whether the service is running.
+	Status(ctx context.Context, name string) (bool, error)
+	// Enabled reports whether the service starts at boot.
+	Enabled(ctx context.Context, name string) (bool, error)
+	// Masked reports whether the service is masked (always false for SysV).
+	Masked(ctx context.Context, name string) (bool, error)
+	// Start, Stop, Restart and Reload change the running state.
+	Start(ctx context.Context, name string) error
+	Stop(ctx context.Context, name string) error
+	Restart(ctx context.Context, name string) error
+	Reload(ctx context.Context, name string) error
+	// Enable and Disable change the boot state.
+	Enable(ctx context.Context, name string) error
+	Disable(ctx context.Context, name string) error
+	// Mask and Unmask (runtime only with runtime true); SysV cannot.
+	Mask(ctx context.Context, name string, runtime bool) error
+	Unmask(ctx context.Context, name string, runtime bool) error
+	// List returns the names of the services known.
+	List(ctx context.Context) ([]string, error)
+}
+
+// SystemdBooted reports whether systemd is the running init system (the
+// test sd_booted uses).
+func SystemdBooted() bool {
+	_, err := os.Stat("/run/systemd/system")
+	return err == nil
+}
+
+// New returns the manager for this machine: systemd when it is booted,
+// else SysV init.
+func New(r system.Runner) Manager {
+	if SystemdBooted() {
+		return &Systemd{Runner: r}
+	}
+	return &SysV{Runner: r}
+}
+
+// Systemd drives systemctl.
+type Systemd struct{ Runner system.Runner }
+
+// Name returns "systemd".
+func (s *Systemd) Name() string { return "systemd" }
+
+// unit appends ".service" to names without a unit suffix.
+func unit(name string) string {
+	for _, suf := range []string{".service", ".socket", ".timer", ".target", ".mount", ".path", ".scope", ".slice", ".device", ".swap", ".automount"} {
+		if strings.HasSuffix(name, suf) {
+			return name
+		}
+	}
+	return name + ".service"
+}
+
+func (s *Systemd) ctl(ctx context.Context, args ...string) (system.Result, error) {
+	return s.Runner.Run(ctx, system.Cmd{Name: "systemctl", Args: args})
+}
+
+func (s *Systemd) must(ctx context.Context, args ...string) error {
+	_, err := system.Must(ctx, s.Runner, system.Cmd{Name: "systemctl", Args: args})
+	return err
+}
+
+// Available checks the unit's LoadState.
+func (s *Systemd) Available(ctx context.Context, name string) (bool, error) {
+	res, err := s.ctl(ctx, "show", "--property=LoadState", "--value", unit(name))
+	if err != nil {
+		return false, err
+	}
+	st := strings.TrimSpace(res.Stdout)
+	return st != "" && st != "not-found", nil
+}
+
+// Status runs systemctl is-active.
+func (s *Systemd) Status(ctx context.Context, name string) (bool, error) {
+	res, err := s.ctl(ctx, "is-active", unit(name))
+	if err != nil {
+		return false, err
+	}
+	return res.Code == 0, nil
+}
+
+// Enabled runs systemctl is-enabled: success (enabled, static, alias...)
+// counts as enabled, as in Salt's systemd module.
+func (s *Systemd) Enabled(ctx context.Context, name string) (bool, error) {
+	res, err := s.ctl(ctx, "is-enabled", unit(name))
+	if err != nil {
+		return false, err
+	}
+	return res.Code == 0, nil
+}
+
+// Masked checks is-enabled for masked or masked-runtime.
+func (s *Systemd) Masked(ctx context.Context, name string) (bool, error) {
+	res, err := s.ctl(ctx, "is-enabled", unit(name))
+	if err != nil {
+		return false, err
+	}
+	st := strings.TrimSpace(res.Stdout)
+	return st == "masked" || st == "masked-runtime", nil
+}
+
+// Start runs systemctl start.
+func (s *Systemd) Start(ctx context.Context, name string) error {
+	return s.must(ctx, "start", unit(name))
+}
+
+// Stop runs systemctl stop.
+func (s *Systemd) Stop(ctx context.Context, name string) error {
+	return s.must(ctx, "stop", unit(name))
+}
+
+// Restart runs systemctl restart.
+func (s *Systemd) Restart(ctx context.Context, name string) error {
+	return s.must(ctx, "restart", unit(name))
+}
+
+// Reload runs systemctl reload.
+func (s *Systemd) Reload(ctx context.Context, name string) error {
+	return s.must(ctx, "reload", unit(name))
+}
+
+// Enable runs systemctl enable.
+func (s *Systemd) Enable(ctx context.Context, name string) error {
+	return s.must(ctx, "enable", unit(name))
+}
+
+// Disable runs systemctl disable.
+func (s *Systemd) Disable(ctx context.Context, name string) error {
+	return s.must(ctx, "disable", unit(name))
+}
+
+// Mask runs systemctl mask.
+func (s *Systemd) Mask(ctx context.Context, name string, runtime bool) error {
+	if runtime {
+		return s.must(ctx, "mask", "--runtime", unit(name))
+	}
+	return s.must(ctx, "mask", unit(name))
+}
+
+// Unmask runs systemctl unmask.
+func (s *Systemd) Unmask(ctx context.Context, name string, runtime bool) error {
+	if runtime {
+		return s.must(ctx, "unmask", "--runtime", unit(name))
+	}
+	return s.must(ctx, "unmask", unit(name))
+}
+
+// List returns the service units systemd knows (files and loaded units).
+func (s *Systemd) List(ctx context.Context) ([]string, error) {
+	seen := map[string]bool{}
+	for _, args := range [][]string{
+		{"list-unit-files", "--type=service", "--no-legend", "--no-pager", "--full"},
+		{"list-units", "--type=service", "--all", "--no-legend", "--no-pager", "--full"},
+	} {
+		res, err := s.ctl(ctx, args...)
+		if err != nil {
+			return nil, err
+		}
+		for _, line := range strings.Split(res.Stdout, "\n") {
+			f := strings.Fields(strings.TrimLeft(line, "● *"))
+			if len(f) == 0 || !strings.HasSuffix(f[0], ".service") || strings.Contains(f[0], "@.") {
+				continue
+			}
+			seen[strings.TrimSuffix(f[0], ".service")] = true
+		}
+	}
+	return sortedKeys(seen), nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SysV drives init scripts under InitDir, with update-rc.d (Debian) or
+// chkconfig (RedHat) for boot links.
+type SysV struct {
+	Runner system.Runner
+	// Root prefixes the paths looked at ("" for /).
+	Root string
+}
+
+// Name returns "sysvinit".
+func (s *SysV) Name() string { return "sysvinit" }
+
+func (s *SysV) path(p string) string { return filepath.Join("/", s.Root, p) }
+
+func (s *SysV) script(name string) string { return s.path("/etc/init.d/" + name) }
+
+// Available reports whether an executable init script exists.
+func (s *SysV) Available(_ context.Context, name string) (bool, error) {
+	st, err := os.Stat(s.script(name))
+	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0, nil
+}
+
+func (s *SysV) run(ctx context.Context, name, action string) (system.Result, error) {
+	if ok, _ := s.Available(ctx, name); !ok {
+		return system.Result{}, fmt.Errorf("service %s is not available: no init script %s", name, s.script(name))
+	}
+	return s.Runner.Run(ctx, system.Cmd{Name: s.script(name), Args: []string{action}})
+}
+
+func (s *SysV) must(ctx context.Context, name, action string) error {
+	res, err := s.run(ctx, name, action)
+	if err != nil {
+		return err
+	}
+	if res.Code != 0 {
+		return &system.CommandError{Cmd: system.Cmd{Name: s.script(name), Args: []string{action}}, Result: res}
+	}
+	return nil
+}
+
+// Status runs the script's status action (exit 0 means running).
+func (s *SysV) Status(ctx context.Context, name string) (bool, error) {
+	res, err := s.run(ctx, name, "status")
+	if err != nil {
+		return false, err
+	}
+	return res.Code == 0, nil
+}
+
+// Enabled looks for a start link of the service in a multi-user runlevel.
+func (s *SysV) Enabled(_ context.Context, name string) (bool, error) {
+	for _, rl := range []string{"2", "3", "4", "5", "S"} {
+		links, _ := filepath.Glob(s.path("/etc/rc" + rl + ".d/S[0-9][0-9]" + name))
+		if len(links) > 0 {
+			return true, nil
+		}
+		links, _ = filepath.Glob(s.path("/etc/rc.d/rc" + rl + ".d/S[0-9][0-9]" + name))
+		if len(links) > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// Masked is always false: SysV init has no masking.
+func (s *SysV) Masked(context.Context, string) (bool, error) { return false, nil }
+
+// Start runs the script's start action.
+func (s *SysV) Start(ctx context.Context, name string) error { return s.must(ctx, name, "start") }
+
+// Stop runs the script's stop action.
+func (s *SysV) Stop(ctx context.Context, name string) error { return s.must(ctx, name, "stop") }
+
+// Restart runs the script's restart action.
+func (s *SysV) Restart(ctx context.Context, name string) error { return s.must(ctx, name, "restart") }
+
+// Reload runs the script's reload action.
+func (s *SysV) Reload(ctx context.Context, name string) error { return s.must(ctx, name, "reload") }
+
+func (s *SysV) bootTool(ctx context.Context, name string, enable bool) error {
+	var c system.Cmd
+	if _, err := exec.LookPath("update-rc.d"); err == nil {
+		if enable {
+			// defaults creates the links if missing; enable turns them on.
+			if _, err := system.Must(ctx, s.Runner, system.Cmd{Name: "update-rc.d", Args: []string{name, "defaults"}}); err != nil {
+				return err
+			}
+			c = system.Cmd{Name: "update-rc.d", Args: []string{name, "enable"}}
+		} else {
+			c = system.Cmd{Name: "update-rc.d", Args: []string{name, "disable"}}
+		}
+	} else if _, err := exec.LookPath("chkconfig"); err == nil {
+		state := "off"
+		if enable {
+			state = "on"
+		}
+		c = system.Cmd{Name: "chkconfig", Args: []string{name, state}}
+	} else {
+		return fmt.Errorf("neither update-rc.d nor chkconfig is installed: cannot change the boot state of %s", name)
+	}
+	_, err := system.Must(ctx, s.Runner, c)
+	return err
+}
+
+// Enable creates and enables the boot links.
+func (s *SysV) Enable(ctx context.Context, name string) error { return s.bootTool(ctx, name, true) }
+
+// Disable disables the boot links.
+func (s *SysV) Disable(ctx context.Context, name string) error { return s.bootTool(ctx, name, false) }
+
+// Mask is not possible without systemd.
+func (s *SysV) Mask(context.Context, string, bool) error {
+	return fmt.Errorf("masking services needs systemd")
+}
+
+// Unmask is not possible without systemd.
+func (s *SysV) Unmask(context.Context, string, bool) error {
+	return fmt.Errorf("unmasking services needs systemd")
+}
+
+// List returns the init scripts.
+func (s *SysV) List(context.Context) ([]string, error) {
+	ents, err := os.ReadDir(s.path("/etc/init.d"))
+	if err != nil {
+		return nil, nil
+	}
+	seen := map[string]bool{}
+	for _, e := range ents {
+		n := e.Name()
+		if n == "README" || n == "skeleton" || n == "rc" || n == "rcS" || n == "functions" || strings.HasPrefix(n, ".") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.Mode()&0o111 != 0 {
+			seen[n] = true
+		}
+	}
+	return sortedKeys(seen), nil
+}

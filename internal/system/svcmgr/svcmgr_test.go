@@ -1,0 +1,124 @@
+package svcmgr
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"brine/internal/system"
+)
+
+func TestSystemdCommandLines(t *testing.T) {
+	rec := &system.Recorder{Reply: func(c system.Cmd) (system.Result, bool) {
+		if c.Args[0] == "is-enabled" {
+			return system.Result{Stdout: "masked\n", Code: 1}, true
+		}
+		if c.Args[0] == "show" {
+			return system.Result{Stdout: "not-found\n"}, true
+		}
+		return system.Result{}, false
+	}}
+	s := &Systemd{Runner: rec}
+	ctx := context.Background()
+	if ok, _ := s.Enabled(ctx, "nginx"); ok {
+		t.Error("masked unit reported enabled")
+	}
+	if ok, _ := s.Masked(ctx, "nginx"); !ok {
+		t.Error("masked unit not reported masked")
+	}
+	if ok, _ := s.Available(ctx, "nope"); ok {
+		t.Error("not-found unit reported available")
+	}
+	_ = s.Start(ctx, "nginx")
+	_ = s.Reload(ctx, "cron.service")
+	_ = s.Mask(ctx, "x", true)
+	want := []string{
+		"systemctl is-enabled nginx.service",
+		"systemctl is-enabled nginx.service",
+		"systemctl show --property=LoadState --value nope.service",
+		"systemctl start nginx.service",
+		"systemctl reload cron.service",
+		"systemctl mask --runtime x.service",
+	}
+	if got := rec.Lines(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+func TestSystemdReal(t *testing.T) {
+	if !SystemdBooted() {
+		t.Skip("systemd is not PID 1 on this machine (no /run/systemd/system): real systemctl runs cannot be tested here")
+	}
+	s := &Systemd{Runner: system.Exec{}}
+	if ok, err := s.Available(context.Background(), "brine-no-such-unit"); err != nil || ok {
+		t.Errorf("Available(missing) = %v, %v", ok, err)
+	}
+}
+
+const initScript = `#!/bin/sh
+PIDFILE="$(dirname "$0")/../../run/brinetest.pid"
+case "$1" in
+start) sleep 300 >/dev/null 2>&1 & echo $! > "$PIDFILE" ;;
+stop) [ -f "$PIDFILE" ] && kill "$(cat "$PIDFILE")" 2>/dev/null; rm -f "$PIDFILE" ;;
+status) [ -f "$PIDFILE" ] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null ;;
+restart|reload) "$0" stop; "$0" start ;;
+*) exit 3 ;;
+esac
+`
+
+// TestSysVReal runs a real init script in a throwaway root.
+func TestSysVReal(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"etc/init.d", "run", "etc/rc2.d"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "etc/init.d/brinetest"), []byte(initScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := &SysV{Runner: system.Exec{}, Root: root}
+	ctx := context.Background()
+	if ok, _ := s.Available(ctx, "brinetest"); !ok {
+		t.Fatal("script not available")
+	}
+	if ok, _ := s.Available(ctx, "other"); ok {
+		t.Error("missing script available")
+	}
+	if ok, _ := s.Status(ctx, "brinetest"); ok {
+		t.Error("running before start")
+	}
+	if err := s.Start(ctx, "brinetest"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Stop(ctx, "brinetest") })
+	if ok, _ := s.Status(ctx, "brinetest"); !ok {
+		t.Error("not running after start")
+	}
+	if err := s.Restart(ctx, "brinetest"); err != nil {
+		t.Error(err)
+	}
+	if err := s.Stop(ctx, "brinetest"); err != nil {
+		t.Error(err)
+	}
+	if ok, _ := s.Status(ctx, "brinetest"); ok {
+		t.Error("running after stop")
+	}
+	if ok, _ := s.Enabled(ctx, "brinetest"); ok {
+		t.Error("enabled without links")
+	}
+	if err := os.Symlink("../init.d/brinetest", filepath.Join(root, "etc/rc2.d/S01brinetest")); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := s.Enabled(ctx, "brinetest"); !ok {
+		t.Error("not enabled with an S link")
+	}
+	if l, _ := s.List(ctx); strings.Join(l, ",") != "brinetest" {
+		t.Errorf("List = %v", l)
+	}
+	if err := s.Mask(ctx, "brinetest", false); err == nil {
+		t.Error("SysV mask did not fail")
+	}
+}

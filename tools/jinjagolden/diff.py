@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Quick differential check: render generated one-line templates with
+Python Jinja2 (Salt's configuration) and with brine's engine (through
+TestAdhoc), and print the templates whose results differ.
+
+Usage: python3 tools/jinjagolden/diff.py [FILE_OF_TEMPLATES]
+"""
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen  # noqa: E402
+
+VALUES = ["1", "-2", "2.5", "0", "'ab'", "''", "'Hello World'", "[1, 2]", "[]", "['b', 'a']",
+          "{'a': 1}", "{}", "none", "true", "(1, 2)", "'3'", "' x '", "[{'a': 1}, {'a': 2}]", "'a,b'"]
+FILTERS = ["abs", "capitalize", "center(7)", "count", "default('d')", "dictsort", "e", "filesizeformat",
+           "first", "float", "forceescape", "format(1)", "indent(2)", "int", "items|list", "join(',')",
+           "last", "length", "list", "lower", "map('string')|list", "max", "min", "pprint",
+           "reject|list", "replace('a', 'b')", "reverse|list", "round", "round(1, 'floor')", "safe",
+           "select|list", "slice(2)|list", "sort", "string", "striptags", "sum", "title", "tojson",
+           "trim", "truncate(5)", "unique|list", "upper", "urlencode", "wordcount", "wordwrap(3)",
+           "xmlattr", "batch(2)|list", "groupby('a')|list|length", "selectattr('a')|list",
+           "map(attribute='a')|list", "attr('a')", "sort(reverse=true)", "join"]
+TESTS = ["odd", "even", "divisibleby 2", "defined", "undefined", "none", "boolean", "false", "true",
+         "integer", "float", "lower", "upper", "string", "mapping", "number", "sequence", "iterable",
+         "callable", "sameas 1", "escaped", "in [1, 'ab']", "eq 1", "ne 1", "gt 0", "ge 1", "lt 2",
+         "le 0", "filter", "test"]
+EXPRS = ["{{ %s[0] }}", "{{ %s[1:] }}", "{{ %s.a }}", "{{ %s['a'] }}", "{{ %s|length > 1 }}",
+         "{% for x in %s %}{{ x }},{% endfor %}", "{% if %s %}t{% else %}f{% endif %}",
+         "{% set a, b = %s %}{{ a }}{{ b }}", "{{ %s.items() }}", "{{ %s.keys()|list }}",
+         "{{ %s.upper() }}", "{{ %s.split() }}", "{{ %s.get('a', 'x') }}", "{{ %s.count(1) }}",
+         "{{ %s.index('a') }}", "{{ %s * 2 }}", "{{ -%s }}", "{{ not %s }}", "{{ %s ~ %s }}",
+         "{{ '%%s' %% %s }}", "{{ '{}'.format(%s) }}", "{{ %s is %s }}", "{{ range(%s)|list }}",
+         "{{ dict(%s) }}", "{{ %s.startswith('a') }}", "{{ %s.replace('a', 'c') }}"]
+OPS = ["+", "-", "*", "/", "//", "%", "**", "~", "==", "!=", "<", ">=", "in", "not in", "and", "or"]
+
+
+def templates():
+    for v, f in itertools.product(VALUES, FILTERS):
+        yield "{{ %s|%s }}" % (v, f)
+    for a, op, b in itertools.product(VALUES[:14], OPS, VALUES[:14]):
+        yield "{{ %s %s %s }}" % (a, op, b)
+    for v, t in itertools.product(VALUES, TESTS):
+        yield "{{ %s is %s }}" % (v, t)
+    for v, e in itertools.product(VALUES, EXPRS):
+        yield e.replace("%%", "\0").replace("%s", v).replace("\0", "%")
+
+
+WS_PIECES = ["a", " ", "\n", "  \n", "\t", "{% if true %}", "{% endif %}", "{%- if true %}",
+             "{% endif -%}", "{%+ if true %}", "{% if true +%}", "{{ 'v' }}", "{{- 'v' }}", "{{ 'v' -}}",
+             "{# c #}", "{#- c #}", "{# c -#}", "{% set x = 1 %}", "{%- set x = 1 -%}", "\n  ",
+             "{% raw %} r {% endraw %}", "{%- raw -%} r {%- endraw -%}", "{# c +#}"]
+
+
+def ws_templates():
+    import random
+
+    rnd = random.Random(42)
+    opts = ["", "trim_blocks", "lstrip_blocks", "trim_blocks lstrip_blocks"]
+    for i in range(3000):
+        n = rnd.randint(1, 8)
+        parts = [rnd.choice(WS_PIECES) for _ in range(n)]
+        src = "".join(parts)
+        # keep if/endif balanced
+        depth = 0
+        ok = True
+        for p in parts:
+            if "if true" in p:
+                depth += 1
+            if "endif" in p:
+                depth -= 1
+                if depth < 0:
+                    ok = False
+        if not ok:
+            continue
+        src += "{% endif %}" * depth
+        yield src, opts[i % 4]
+
+
+def py_render(src, opts=""):
+    r = gen.render_case({"name": "x", "parts": {"template": src, "options": opts}})
+    if "output" in r:
+        return {"out": r["output"]}
+    return {"type": r["error"]["type"], "msg": r["error"]["message"]}
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "ws":
+        srcs = list(ws_templates())
+    elif len(sys.argv) > 1 and sys.argv[1] == "prog":
+        srcs = list(prog_templates())
+    elif len(sys.argv) > 1:
+        srcs = [(l, "") for l in open(sys.argv[1]).read().split("\n") if l.strip()]
+    else:
+        srcs = [(t, "") for t in templates()]
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump([{"t": t, "opts": o.split()} for t, o in srcs], f)
+        path = f.name
+    env = dict(os.environ, JINJA_ADHOC=path)
+    subprocess.run(["go", "test", "-count=1", "-run", "TestAdhoc", "./internal/jinja/"],
+                   cwd=gen.ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
+    got = json.load(open(path + ".out"))
+    bad = 0
+    for (src, opts), g in zip(srcs, got):
+        w = py_render(src, opts)
+        g = {k: v for k, v in g.items() if v is not None}
+        if w.get("type") == "RecursionError" and g.get("type") == "RecursionError":
+            continue
+        if w != g:
+            bad += 1
+            print(f"{src!r} [{opts}]\n   py: {w}\n   go: {g}")
+    print(f"{bad} of {len(srcs)} differ")
+
+
+
+def prog_templates(count=1500, seed=7):
+    """Random small programs mixing statements, scoping and macros."""
+    import random
+
+    rnd = random.Random(seed)
+    names = ["a", "b", "x"]
+
+    def expr(d=0):
+        c = rnd.randint(0, 9 if d < 2 else 4)
+        if c == 0:
+            return str(rnd.randint(0, 5))
+        if c == 1:
+            return rnd.choice(names)
+        if c == 2:
+            return "'%s'" % rnd.choice(["s", "t", ""])
+        if c == 3:
+            return "[%s, %s]" % (expr(d + 1), expr(d + 1))
+        if c == 4:
+            return "%s|default(%s)" % (rnd.choice(names), expr(d + 1))
+        if c == 5:
+            return "(%s %s %s)" % (expr(d + 1), rnd.choice(["+", "~", "*", "==", "and", "or", "in"]), expr(d + 1))
+        if c == 6:
+            return "%s if %s else %s" % (expr(d + 1), expr(d + 1), expr(d + 1))
+        if c == 7:
+            return "ns.v"
+        if c == 8:
+            return "m(%s)" % expr(d + 1)
+        return "%s|length" % rnd.choice(["'abc'", "[1, 2]", "x"])
+
+    def stmt(d=0):
+        c = rnd.randint(0, 8 if d < 2 else 3)
+        n = rnd.choice(names)
+        if c == 0:
+            return "{{ %s }}" % expr()
+        if c == 1:
+            return "{%% set %s = %s %%}" % (n, expr())
+        if c == 2:
+            return "{%% set ns.v = %s %%}" % expr()
+        if c == 3:
+            return "{%% do l.append(%s) %%}" % expr()
+        if c == 4:
+            return "{%% for %s in %s %%}%s%s{%% endfor %%}" % (
+                n, rnd.choice(["[1, 2]", "'ab'", "l", "range(2)"]), stmt(d + 1), stmt(d + 1))
+        if c == 5:
+            return "{%% if %s %%}%s{%% else %%}%s{%% endif %%}" % (expr(), stmt(d + 1), stmt(d + 1))
+        if c == 6:
+            return "{%% with %s = %s %%}%s{%% endwith %%}" % (n, expr(), stmt(d + 1))
+        if c == 7:
+            return "{%% set %s %%}%s{%% endset %%}" % (n, stmt(d + 1))
+        return "{%% macro m(p=1) %%}%s{{ p }}{%% endmacro %%}" % stmt(d + 1)
+
+    head = "{% set a = 1 %}{% set b = 'q' %}{% set x = [0] %}{% set l = [] %}{% set ns = namespace(v=0) %}" \
+           "{% macro m(p) %}<{{ p }}>{% endmacro %}"
+    for _ in range(count):
+        body = "".join(stmt() for _ in range(rnd.randint(1, 5)))
+        yield head + body + "|{{ a }}{{ b }}{{ x }}{{ l }}{{ ns.v }}", ""
+
+
+if __name__ == "__main__":
+    main()

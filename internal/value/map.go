@@ -33,7 +33,20 @@ type Map struct {
 	// (the common case, kept unboxed) and every other normalized key.
 	sidx map[string]int
 	idx  map[any]int
+	// ordered marks a Python OrderedDict (what Salt's YAML loader builds):
+	// outputters that sort a plain dict's keys keep an OrderedDict's order.
+	ordered bool
 }
+
+// SetOrdered marks m as an OrderedDict (true) or a plain dict (false) and
+// returns m.
+func (m *Map) SetOrdered(ordered bool) *Map {
+	m.ordered = ordered
+	return m
+}
+
+// Ordered reports whether m is an OrderedDict rather than a plain dict.
+func (m *Map) Ordered() bool { return m != nil && m.ordered }
 
 // NewMap returns an empty map with room for n entries.
 func NewMap(n int) *Map {
@@ -200,7 +213,7 @@ func (m *Map) Copy() *Map {
 	if m == nil {
 		return NewMap(0)
 	}
-	c := &Map{keys: append([]any(nil), m.keys...), vals: append([]any(nil), m.vals...)}
+	c := &Map{keys: append([]any(nil), m.keys...), vals: append([]any(nil), m.vals...), ordered: m.ordered}
 	if m.sidx != nil {
 		c.reindex()
 	}

@@ -296,7 +296,7 @@ func NormInt(b *big.Int) any {
 func DeepCopy(v any) any {
 	switch x := v.(type) {
 	case *Map:
-		c := &Map{keys: append([]any(nil), x.keys...), vals: make([]any, len(x.vals))}
+		c := &Map{keys: append([]any(nil), x.keys...), vals: make([]any, len(x.vals)), ordered: x.ordered}
 		for i, e := range x.vals {
 			c.vals[i] = DeepCopy(e)
 		}

@@ -67,7 +67,11 @@ func (n *Nested) Display(ret any, indent int, prefix string, out []string) []str
 		if indent != 0 {
 			out = append(out, n.ustring(indent, color, "----------", "", ""))
 		}
-		for _, k := range sortedKeys(x) {
+		keys := x.Keys() // an OrderedDict keeps its order
+		if !x.Ordered() {
+			keys = sortedKeys(x)
+		}
+		for _, k := range keys {
 			v, _ := x.Get(k)
 			out = append(out, n.ustring(indent, color, value.Str(k), prefix, ":"))
 			out = n.Display(v, indent+4, "", out)

@@ -37,30 +37,8 @@ func renderYAML(src string, rc *render.Context, _ string) (any, error) {
 	if !value.Truthy(data) {
 		return value.NewMap(0), nil
 	}
-	if hasMapKey(data) {
+	if yamlload.HasMapKey(data) {
 		return nil, &render.Error{Msg: "Invalid YAML, possible double curly-brace", File: name}
 	}
 	return data, nil
-}
-
-func hasMapKey(v any) bool {
-	switch x := v.(type) {
-	case *value.Map:
-		found := false
-		x.Range(func(k, val any) bool {
-			if _, isMap := k.(*value.Map); isMap || hasMapKey(val) {
-				found = true
-				return false
-			}
-			return true
-		})
-		return found
-	case *value.List:
-		for _, it := range x.Items {
-			if hasMapKey(it) {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -182,3 +182,7 @@ func TestParallelRenderIdentical(t *testing.T) {
 		t.Error("parallel render output differs from serial")
 	}
 }
+
+// 100,000 states (5,000 SLS): long; run with -benchtime 1x.
+func BenchmarkLowstateMix100k(b *testing.B) { benchLowstate(b, "mix", 5000, 20) }
+func BenchmarkCompileMix100k(b *testing.B)  { benchCompileOnly(b, "mix", 5000, 20) }

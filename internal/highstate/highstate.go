@@ -7,7 +7,6 @@ package highstate
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -29,6 +28,10 @@ type Run struct {
 	Roots   *fileserver.Roots
 	Avail   *fileserver.Avail
 	Match   *match.Context
+
+	// StateTop, when set, replaces the state_top option (state.top);
+	// StateTopSaltenv likewise for state_top_saltenv.
+	StateTop, StateTopSaltenv string
 
 	// Render renders one file; nil means the render pipeline (render.Render
 	// with the run's options). Tests set a plain YAML renderer.
@@ -168,12 +171,19 @@ func (e genericError) Generic() bool { return true }
 // TopOptions returns the top file options of the run.
 func (r *Run) TopOptions() top.Options {
 	st := optString(r.Opts, "state_top", "salt://top.sls")
+	if r.StateTop != "" {
+		st = r.StateTop
+	}
+	sts := optString(r.Opts, "state_top_saltenv", "")
+	if r.StateTopSaltenv != "" {
+		sts = r.StateTopSaltenv
+	}
 	return top.Options{
 		StateTop:        st,
 		Strategy:        optString(r.Opts, "top_file_merging_strategy", "merge"),
 		EnvOrder:        optStrings(r.Opts, "env_order"),
 		DefaultTop:      optString(r.Opts, "default_top", "base"),
-		StateTopSaltenv: optString(r.Opts, "state_top_saltenv", ""),
+		StateTopSaltenv: sts,
 		Saltenv:         r.Saltenv,
 	}
 }
@@ -353,5 +363,3 @@ func chunkList(chunks []*value.Map) *value.List {
 	}
 	return l
 }
-
-var _ = fmt.Sprintf

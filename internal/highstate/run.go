@@ -1,12 +1,13 @@
 package highstate
 
 import (
-	"errors"
+	"fmt"
 	"strings"
 
 	"brine/internal/compile"
 	"brine/internal/engine"
 	"brine/internal/execmod"
+	"brine/internal/fileserver"
 	"brine/internal/statemod"
 	"brine/internal/top"
 	"brine/internal/value"
@@ -43,6 +44,15 @@ func testValue(ctx *execmod.Context, test any, kwargs *value.Map) bool {
 	}
 	if ctx.Test {
 		return true
+	}
+	// config.get("test", omit_opts=True): grains, then pillar.
+	for _, m := range []*value.Map{ctx.Grains, ctx.Pillar} {
+		if v, ok := m.Get("test"); ok {
+			if v == true {
+				return true
+			}
+			break
+		}
 	}
 	if v, ok := ctx.Opts.Get("test"); ok {
 		return value.Truthy(v)
@@ -212,6 +222,11 @@ func SLS(ctx *execmod.Context, mods any, test bool, exclude any, kwargs *value.M
 
 // Highstate is state.highstate: the top file's SLS for this minion, run.
 func Highstate(ctx *execmod.Context, test bool, kwargs *value.Map) (any, error) {
+	return highstateWith(ctx, test, kwargs, nil)
+}
+
+// highstateWith is Highstate with a hook to adjust the run (state.top).
+func highstateWith(ctx *execmod.Context, test bool, kwargs *value.Map, adjust func(*Run)) (any, error) {
 	restore, err := statePillar(ctx, kwargs)
 	if err != nil {
 		return nil, err
@@ -222,6 +237,9 @@ func Highstate(ctx *execmod.Context, test bool, kwargs *value.Map) (any, error) 
 		return pf, nil
 	}
 	r := NewRun(ctx, kwargs)
+	if adjust != nil {
+		adjust(r)
+	}
 	ret, high, err := r.callHighstate(kwargs, test)
 	if err != nil {
 		return nil, err
@@ -301,7 +319,7 @@ func (r *Run) topRenderer() top.Renderer {
 
 func stateSLS(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 	vals, rest, err := execmod.Bind("state.sls", args, kwargs,
-		execmod.Opt("mods", nil), execmod.Opt("test", nil), execmod.Opt("exclude", nil),
+		execmod.Req("mods"), execmod.Opt("test", nil), execmod.Opt("exclude", nil),
 		execmod.Opt("queue", nil), execmod.Opt("sync_mods", nil), execmod.Opt("state_events", nil))
 	if err != nil {
 		return nil, err
@@ -339,8 +357,6 @@ func stateTest(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error)
 	return stateApply(ctx, args, kwargs)
 }
 
-var _ = errors.New
-
 func init() {
 	execmod.Register("state.single", stateSingle, "Execute a single state function with the named kwargs.")
 	execmod.Register("state.low", stateLow, "Execute a single low data call.")
@@ -365,6 +381,10 @@ func stateSingle(ctx *execmod.Context, args []any, kwargs *value.Map) (any, erro
 	low.Set("__id__", vals[1])
 	low.Set("name", vals[1])
 	test := testValue(ctx, vals[2], rest)
+	if errs := verifyLow(low); len(errs) > 0 {
+		ctx.SetRetcode(exStateCompilerError)
+		return errList(errs), nil
+	}
 	r := NewRun(ctx, kwargs)
 	ret, err := withTest(ctx, test, func() (any, error) { return r.RunChunks([]*value.Map{low}, test) })
 	if err != nil {
@@ -386,6 +406,10 @@ func stateLow(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) 
 	if !ok {
 		return nil, &execmod.CommandExecutionError{Msg: "state.low needs a low chunk (a mapping)"}
 	}
+	if errs := verifyLow(data); len(errs) > 0 {
+		ctx.SetRetcode(exStateCompilerError)
+		return errList(errs), nil
+	}
 	r := NewRun(ctx, kwargs)
 	running, err := r.RunChunks([]*value.Map{data.Copy()}, optBool(r.Opts, "test", false))
 	if err != nil {
@@ -399,4 +423,61 @@ func stateLow(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) 
 		ctx.SetRetcode(exStateFailure)
 	}
 	return ret, nil
+}
+
+func init() {
+	execmod.Register("state.top", stateTop, "Execute a highstate with an alternative top file (salt:// relative).")
+	execmod.SetOutputter("state.top", "highstate")
+}
+
+func stateTop(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	vals, rest, err := execmod.Bind("state.top", args, kwargs, execmod.Req("topfn"), execmod.Opt("test", nil), execmod.Opt("queue", nil))
+	if err != nil {
+		return nil, err
+	}
+	topfn := value.Str(vals[0])
+	return highstateWith(ctx, testValue(ctx, vals[1], rest), kwargs, func(r *Run) {
+		r.StateTop = fileserver.CreateURL(topfn, "")
+		if v, ok := kwargs.Get("saltenv"); ok && v != nil {
+			r.StateTopSaltenv = value.Str(v)
+		}
+	})
+}
+
+// verifyLow is the part of Salt's State.verify_data that state.single and
+// state.low report before running: missing keys, a non-string name, an
+// unknown state function and missing required parameters.
+func verifyLow(low *value.Map) []string {
+	var errs []string
+	for _, k := range []string{"state", "fun", "name"} {
+		if !low.Has(k) {
+			errs = append(errs, fmt.Sprintf("Missing \"%s\" data", k))
+		}
+	}
+	if name, _ := low.Get("name"); value.Truthy(name) {
+		if _, ok := name.(string); !ok {
+			in := ""
+			if s, ok := low.Get("__sls__"); ok {
+				in = fmt.Sprintf("in SLS '%s' ", value.Str(s))
+			}
+			errs = append(errs, fmt.Sprintf("ID '%s' %sis not formed as a string, but is a %s", value.Str(name), in, value.TypeName(name)))
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	st, _ := low.Get("state")
+	fn, _ := low.Get("fun")
+	full := value.Str(st) + "." + value.Str(fn)
+	f, ok := statemod.Default.Lookup(full)
+	if !ok {
+		if s, ok := low.Get("__sls__"); ok {
+			return []string{fmt.Sprintf("State '%s' was not found in SLS '%s'", full, value.Str(s))}
+		}
+		return []string{fmt.Sprintf("Specified state '%s' was not found", full)}
+	}
+	for _, p := range f.MissingParams(low) {
+		errs = append(errs, fmt.Sprintf("Missing parameter %s for state %s", p, full))
+	}
+	return errs
 }

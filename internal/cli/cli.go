@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
@@ -39,6 +40,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, usage)
 		return exitUsage
+	}
+	// Fleet commands (master, minion, key, run, jobs): see fleet.go.
+	if cmd, ok := fleetCommands[args[0]]; ok {
+		return cmd(args[1:], stdout, stderr)
 	}
 	switch args[0] {
 	case "call":
@@ -232,6 +237,13 @@ func Call(args []string, stdout, stderr io.Writer) int {
 	ctx.SetService("config", cfg)
 	svc := pillar.Service{Renderers: pillar.Renderers{Salt: ctx.Callable, Services: map[string]any{"execmod": ctx}}}
 	ctx.SetService("pillar", svc)
+	// Fleet mode (minion.go): without --local, a minion talks to its master.
+	sess, closeSess, err := remoteSession(f.local, cfg, ctx.Grains)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitGeneric
+	}
+	defer closeSess()
 
 	p := &printer{cfg: cfg, flags: &f, stdout: stdout, stderr: stderr}
 	if f.grainsOnly {
@@ -239,7 +251,7 @@ func Call(args []string, stdout, stderr io.Writer) int {
 	}
 	// salt-call compiles the minion's pillar at start-up; templates and
 	// functions see it as __pillar__.
-	pil, err := svc.Compile(ctx.Opts, ctx.Grains, cfg.ID(), ctx.Saltenv, ctx.Pillarenv, nil, nil)
+	pil, err := compilePillar(sess, ctx, svc, cfg)
 	if err != nil {
 		slog.Error(fmt.Sprintf("Pillar failed to compile: %s", err))
 		pil = value.NewMap(0)
@@ -267,6 +279,7 @@ func Call(args []string, stdout, stderr io.Writer) int {
 		return exitMissing
 	}
 	cargs, ckwargs := yamlload.ParseInput(rest[1:], nil)
+	addPubData(ckwargs, fun)
 	ret, err := fn(ctx, cargs, ckwargs)
 	if err != nil {
 		var inv *execmod.InvocationError
@@ -301,6 +314,19 @@ func Call(args []string, stdout, stderr io.Writer) int {
 		return exitGeneric
 	}
 	return exitOK
+}
+
+// addPubData adds the publication data salt-call hands every function that
+// takes **kwargs (__pub_fun, __pub_pid, __pub_jid, __pub_tgt): functions
+// binding their arguments drop them, and cmd.* reads __pub_jid to know it
+// was called from the command line.
+func addPubData(kwargs *value.Map, fun string) {
+	now := time.Now()
+	jid := now.Format("20060102150405") + fmt.Sprintf("%06d", now.Nanosecond()/1000)
+	kwargs.Set("__pub_fun", fun)
+	kwargs.Set("__pub_pid", int64(os.Getpid()))
+	kwargs.Set("__pub_jid", jid)
+	kwargs.Set("__pub_tgt", "salt-call")
 }
 
 // docsMatching returns the docs of the functions whose names start with

@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"brine/internal/config"
+	"brine/internal/fleet/master"
+)
+
+// fleetFlags are the options every fleet command shares.
+type fleetFlags struct {
+	configDir string
+	logLevel  string
+}
+
+func (f *fleetFlags) add(fs *pflag.FlagSet) {
+	fs.StringVarP(&f.configDir, "config-dir", "c", "/etc/salt", "directory holding the master (or minion) config file")
+	fs.StringVarP(&f.logLevel, "log-level", "l", "", "console log level: all, garbage, trace, debug, info, warning, error, critical, quiet")
+}
+
+func newFleetFlagSet(name string, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SetInterspersed(true)
+	return fs
+}
+
+// parseFleet parses args; it returns false with the exit code when the
+// command should stop (help or a usage error).
+func parseFleet(fs *pflag.FlagSet, args []string) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK, false
+		}
+		return exitUsage, false
+	}
+	return 0, true
+}
+
+// loadMaster reads the master configuration and sets up logging.
+func loadMaster(f *fleetFlags, stderr io.Writer) (*config.Config, error) {
+	cfg, err := config.LoadMaster(f.configDir, nil)
+	if err != nil {
+		return nil, err
+	}
+	lv := f.logLevel
+	if lv == "" {
+		lv = cfg.String("log_level")
+	}
+	setupLogging(lv, stderr)
+	return cfg, nil
+}
+
+// Master runs `brine master`: the master daemon, until SIGINT or SIGTERM.
+func Master(args []string, stdout, stderr io.Writer) int {
+	var f fleetFlags
+	fs := newFleetFlagSet("brine master", stderr)
+	f.add(fs)
+	if rc, ok := parseFleet(fs, args); !ok {
+		return rc
+	}
+	cfg, err := loadMaster(&f, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitGeneric
+	}
+	m, err := master.New(cfg, slog.Default())
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitGeneric
+	}
+	if err := m.Start(); err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitGeneric
+	}
+	slog.Info(fmt.Sprintf("brine master listening on %s", m.URL()))
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	<-ctx.Done()
+	slog.Info("brine master shutting down")
+	m.Close()
+	return exitOK
+}

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"brine/internal/config"
+	"brine/internal/execmod"
+	"brine/internal/fleet/minion"
+	"brine/internal/grains"
+	"brine/internal/pillar"
+	"brine/internal/value"
+)
+
+// loadMinionConfig reads the minion configuration (id defaulting to the
+// host name) and collects the grains.
+func loadMinionConfig(dir string, overrides *value.Map) (*config.Config, *value.Map, error) {
+	cfg, err := config.Load(dir, overrides)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cfg.ID() == "" {
+		host, _ := os.Hostname()
+		cfg.Set("id", host)
+	}
+	g, gerr := grains.Collect(cfg.Opts())
+	if gerr != nil {
+		slog.Warn(fmt.Sprintf("Bad syntax in grains file! Skipping. (%s)", gerr))
+	}
+	return cfg, g, nil
+}
+
+// Minion runs `brine minion`: the minion daemon, until SIGINT or SIGTERM.
+func Minion(args []string, stdout, stderr io.Writer) int {
+	var f fleetFlags
+	var id string
+	fs := newFleetFlagSet("brine minion", stderr)
+	f.add(fs)
+	fs.StringVar(&id, "id", "", "minion id")
+	if rc, ok := parseFleet(fs, args); !ok {
+		return rc
+	}
+	ov := value.NewMap(1)
+	if id != "" {
+		ov.Set("id", id)
+	}
+	cfg, err := config.Load(f.configDir, ov)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitGeneric
+	}
+	lv := f.logLevel
+	if lv == "" {
+		lv = cfg.String("log_level")
+	}
+	setupLogging(lv, stderr)
+	cfg, g, err := loadMinionConfig(f.configDir, ov)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitGeneric
+	}
+	mn, err := minion.New(minion.Options{Opts: cfg.Opts(), Grains: g, Log: slog.Default()})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitGeneric
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := mn.Run(ctx); err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitGeneric
+	}
+	return exitOK
+}
+
+// remoteSession connects `brine call` to the minion's master when the
+// call is not --local, file_client is remote and this machine holds a
+// minion key (`brine minion` ran here). It returns nil otherwise.
+func remoteSession(local bool, cfg *config.Config, g *value.Map) (*minion.Session, func(), error) {
+	noop := func() {}
+	if local || cfg.String("file_client") == "local" {
+		return nil, noop, nil
+	}
+	keyPath := minion.KeyPath(cfg.String("pki_dir"))
+	if _, err := os.Stat(keyPath); err != nil {
+		return nil, noop, nil
+	}
+	kp, err := minion.LoadKey(cfg.Opts())
+	if err != nil {
+		return nil, noop, err
+	}
+	never := 0
+	conn, err := minion.Dial(cfg.Opts(), cfg.ID(), kp, minion.DialOptions{Name: "brine-call " + cfg.ID(), MaxReconnects: &never})
+	if err != nil {
+		return nil, noop, fmt.Errorf("connecting to the master %s: %w", minion.MasterURL(cfg.Opts()), err)
+	}
+	return minion.NewSession(conn, cfg.Opts(), g), conn.Close, nil
+}
+
+// compilePillar gives `brine call` its pillar: from the master in fleet
+// mode (files are synced from the master first), else compiled locally.
+func compilePillar(sess *minion.Session, ctx *execmod.Context, svc pillar.Service, cfg *config.Config) (*value.Map, error) {
+	if sess == nil {
+		return svc.Compile(ctx.Opts, ctx.Grains, cfg.ID(), ctx.Saltenv, ctx.Pillarenv, nil, nil)
+	}
+	if err := sess.Attach(ctx, true, true); err != nil {
+		return nil, err
+	}
+	return ctx.Pillar, nil
+}

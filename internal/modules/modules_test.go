@@ -84,6 +84,8 @@ func TestFunctions(t *testing.T) {
 		{"slsutil.renderer", nil, []any{"string", "{{ grains.os }} {{ tplfile }}", "default_renderer", "jinja"}, "'Debian :string:'"},
 		{"slsutil.renderer", nil, []any{"string", "#!yaml\na: '{{ x }}'"}, "{'a': '{{ x }}'}"},
 		{"sys.list_modules", []any{"gra*"}, nil, "['grains']"},
+		{"saltutil.sync_modules", nil, nil, "[]"},
+		{"saltutil.refresh_grains", nil, nil, "True"},
 	}
 	for _, tt := range tests {
 		got := call(t, ctx, tt.name, tt.args, tt.kw...)

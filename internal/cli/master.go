@@ -22,8 +22,12 @@ type fleetFlags struct {
 }
 
 func (f *fleetFlags) add(fs *pflag.FlagSet) {
-	fs.StringVarP(&f.configDir, "config-dir", "c", "/etc/salt", "directory holding the master (or minion) config file")
+	f.addConfig(fs)
 	fs.StringVarP(&f.logLevel, "log-level", "l", "", "console log level: all, garbage, trace, debug, info, warning, error, critical, quiet")
+}
+
+func (f *fleetFlags) addConfig(fs *pflag.FlagSet) {
+	fs.StringVarP(&f.configDir, "config-dir", "c", "/etc/salt", "directory holding the master (or minion) config file")
 }
 
 func newFleetFlagSet(name string, stderr io.Writer) *pflag.FlagSet {

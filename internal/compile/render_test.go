@@ -1,6 +1,8 @@
 package compile
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -84,4 +86,31 @@ func TestFastMatchesExact(t *testing.T) {
 	}
 	h := value.NewMap(0)
 	_ = h
+}
+
+// FuzzCompile feeds arbitrary YAML as an SLS file through the whole
+// compile pipeline: it must never panic.
+func FuzzCompile(f *testing.F) {
+	for _, s := range []string{
+		"a: {test.nop: []}\n",
+		"include: [b]\nextend: {a: {test: [{x: 1}]}}\nexclude: [{id: a}]\na: {test: [nop, {require_in: [a, {sls: b}]}, {names: [x, {y: [{z: 1}]}]}]}\n",
+		"a: {test: [nop, {use: [{test: b}]}, {prereq: [b]}, {use_in: {test: b}}]}\nb: {test: [nop, {prereq_in: [a]}]}\n",
+		"- 1\n- ab\n",
+		"a: null\nb: 5\n",
+	} {
+		f.Add(s)
+	}
+	dir := f.TempDir()
+	os.WriteFile(filepath.Join(dir, "b.sls"), []byte("b: {test.nop: []}\n"), 0o644)
+	f.Fuzz(func(t *testing.T, src string) {
+		if err := os.WriteFile(filepath.Join(dir, "a.sls"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, exact := range []bool{false, true} {
+			c := newCompiler(dir)
+			c.Exact = exact
+			h, errs := c.RenderHighstate(matchesOf("base", "a", "b"))
+			lowstate(h, errs)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package compile
 
 import (
 	"fmt"
+	"math/big"
 	"sort"
 	"strings"
 
@@ -427,7 +428,7 @@ func containsEqual(l []any, x any) bool {
 // isPyInt reports whether v is a Python int (bool included).
 func isPyInt(v any) bool {
 	switch v.(type) {
-	case int64, int, bool:
+	case int64, int, bool, *big.Int:
 		return true
 	}
 	return false
@@ -457,7 +458,7 @@ func OrderChunks(chunks []*value.Map) []*value.Map {
 		}
 		var ord any = o
 		switch o.(type) {
-		case int64, int, bool, float64:
+		case int64, int, bool, float64, *big.Int:
 		default:
 			switch o {
 			case "last":

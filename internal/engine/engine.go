@@ -67,7 +67,6 @@ type runner struct {
 	reg     *statemod.Registry
 	now     func() time.Time
 	runNum  int64
-	running *value.Map
 	pre     *value.Map
 	active  map[string]bool
 	chunks  []*value.Map
@@ -77,6 +76,20 @@ type runner struct {
 	procs map[string]*proc
 	err   error
 	ix    *chunkIndex
+	tags  map[*value.Map]string
+}
+
+// tag is Tag with a per-chunk cache: chunks are tagged many times.
+func (r *runner) tag(c *value.Map) string {
+	if t, ok := r.tags[c]; ok {
+		return t
+	}
+	t := Tag(c)
+	if r.tags == nil {
+		r.tags = map[*value.Map]string{}
+	}
+	r.tags[c] = t
+	return t
 }
 
 type proc struct {
@@ -217,7 +230,7 @@ func (r *runner) callChunks(chunks []*value.Map) *value.Map {
 			r.err = err
 			return running
 		}
-		tag := Tag(low)
+		tag := r.tag(low)
 		if !running.Has(tag) {
 			running = r.callChunk(low, running, chunks, 0)
 			if r.checkFailhard(low, running) {
@@ -247,7 +260,7 @@ func (r *runner) checkFailhard(low *value.Map, running *value.Map) bool {
 	if !fh {
 		return false
 	}
-	ret, ok := running.Get(Tag(low))
+	ret, ok := running.Get(r.tag(low))
 	if !ok {
 		return false
 	}
@@ -290,13 +303,19 @@ func (r *runner) reconcileProcs(running *value.Map, wait bool) {
 	}
 }
 
-// waitProcs waits for the parallel states among tags.
+// waitProcs waits for the parallel states among tags and merges their
+// results.
 func (r *runner) waitProcs(running *value.Map, tags []string) {
 	for _, tag := range tags {
-		if _, ok := r.procs[tag]; ok {
-			r.reconcileProcs(running, true)
-			return
+		p, ok := r.procs[tag]
+		if !ok {
+			continue
 		}
+		<-p.done
+		if v, ok := running.Get(tag); ok {
+			v.(*value.Map).Update(p.ret)
+		}
+		delete(r.procs, tag)
 	}
 }
 
@@ -324,6 +343,23 @@ func parseReq(item any) (req, bool) {
 	return req{}, false
 }
 
+// boxedKinds holds requisite kinds as interface values, so map lookups
+// with them do not allocate.
+var boxedKinds = map[string]any{}
+
+func boxed(k string) any {
+	if b, ok := boxedKinds[k]; ok {
+		return b
+	}
+	return k
+}
+
+func init() {
+	for _, k := range append(append([]string{"prerequired", "watch", "watch_any", "listen"}, checkKinds...), callKinds...) {
+		boxedKinds[k] = k
+	}
+}
+
 var checkKinds = []string{
 	"require", "require_any", "watch", "watch_any", "prereq", "onfail",
 	"onfail_any", "onfail_all", "onchanges", "onchanges_any",
@@ -343,11 +379,18 @@ func (r *runner) disabledReq(kind string) bool {
 	return false
 }
 
+var watchPairs = [][2]string{{"watch", "require"}, {"watch_any", "require_any"}}
+
+var presentKinds = []any{"require", "require_any", "prerequired", "prereq", "onfail", "onfail_any", "onfail_all", "onchanges", "onchanges_any"}
+
 // moveWatch turns watch (and watch_any) into require (require_any) when
 // the module has no mod_watch, as Salt does before checking requisites.
 func (r *runner) moveWatch(low *value.Map) (present bool) {
+	if !low.Has("watch") && !low.Has("watch_any") {
+		return false
+	}
 	hasWatch := r.reg.Has(getStr(low, "state") + ".mod_watch")
-	for _, pair := range [][2]string{{"watch", "require"}, {"watch_any", "require_any"}} {
+	for _, pair := range watchPairs {
 		w, ok := low.Get(pair[0])
 		if !ok {
 			continue
@@ -371,7 +414,7 @@ func (r *runner) moveWatch(low *value.Map) (present bool) {
 // checkRequisite is Salt's State.check_requisite.
 func (r *runner) checkRequisite(low *value.Map, running *value.Map, chunks []*value.Map, pre bool) (string, []reqSet) {
 	present := r.moveWatch(low)
-	for _, k := range []string{"require", "require_any", "prerequired", "prereq", "onfail", "onfail_any", "onfail_all", "onchanges", "onchanges_any"} {
+	for _, k := range presentKinds {
 		if low.Has(k) {
 			present = true
 		}
@@ -388,7 +431,7 @@ func (r *runner) checkRequisite(low *value.Map, running *value.Map, chunks []*va
 	reqs := make([]reqSet, len(kinds))
 	for i, kind := range kinds {
 		reqs[i].kind = kind
-		v, ok := low.Get(kind)
+		v, ok := low.Get(boxed(kind))
 		if !ok || v == nil {
 			continue
 		}
@@ -428,7 +471,7 @@ func (r *runner) checkRequisite(low *value.Map, running *value.Map, chunks []*va
 		}
 		tags := make([]string, len(rs.chunks))
 		for j, c := range rs.chunks {
-			tags[j] = Tag(c)
+			tags[j] = r.tag(c)
 		}
 		if runDict == running {
 			r.waitProcs(running, tags)
@@ -562,7 +605,7 @@ func (r *runner) callChunk(low *value.Map, running *value.Map, chunks []*value.M
 		return running
 	}
 	r.modInitCheck(low)
-	tag := Tag(low)
+	tag := r.tag(low)
 	if !truthy(low, "prerequired") {
 		r.active[tag] = true
 	}
@@ -592,7 +635,7 @@ func (r *runner) callChunk(low *value.Map, running *value.Map, chunks []*value.M
 		}
 		for _, kind := range requisites {
 			lr := lostReq{kind: kind}
-			v, ok := low.Get(kind)
+			v, ok := low.Get(boxed(kind))
 			if ok {
 				for _, item := range asList(v) {
 					rq, ok := parseReq(item)
@@ -648,7 +691,7 @@ func (r *runner) callChunk(low *value.Map, running *value.Map, chunks []*value.M
 		}
 		for _, chunk := range toRun {
 			lastChunk = chunk
-			ctag := Tag(chunk)
+			ctag := r.tag(chunk)
 			if running.Has(ctag) {
 				continue
 			}
@@ -729,7 +772,7 @@ func (r *runner) callChunk(low *value.Map, running *value.Map, chunks []*value.M
 			seen := map[string]bool{}
 			for _, rs := range reqs {
 				for _, rl := range rs.chunks {
-					rtag := Tag(rl)
+					rtag := r.tag(rl)
 					v, ok := r.pre.Get(rtag)
 					if !ok {
 						v, ok = running.Get(rtag)

@@ -31,24 +31,30 @@ var SaltVersionInfo = []int64{3006, 9}
 var PythonVersion = []any{int64(3), int64(10), int64(14), "final", int64(0)}
 
 var (
-	coreOnce sync.Once
+	coreMu   sync.Mutex
 	coreData *value.Map
 )
 
 // Core returns the computed grains for minion id: a fresh copy the caller
-// may change. The machine is inspected once per process.
+// may change. The machine is inspected once per process (until Refresh).
 func Core(id string) *value.Map {
-	coreOnce.Do(func() { coreData = collect() })
+	coreMu.Lock()
+	if coreData == nil {
+		coreData = collect()
+	}
 	g := copyMap(coreData)
+	coreMu.Unlock()
 	g.Set("id", id)
+	g.Set("server_id", ServerID(id))
 	return sortedMap(g)
 }
 
 // Refresh drops the cached computed grains so that the next Core call
 // inspects the machine again (Salt's saltutil.refresh_grains).
 func Refresh() {
-	coreOnce = sync.Once{}
+	coreMu.Lock()
 	coreData = nil
+	coreMu.Unlock()
 }
 
 // Collect returns the grains of a run for the minion options opts: Core of
@@ -142,6 +148,7 @@ func collect() *value.Map {
 	hwGrains(g)
 	netGrains(g)
 	processGrains(g)
+	extraGrains(g)
 	if s := sysd(); s != nil {
 		g.Set("systemd", s)
 	}

@@ -220,3 +220,16 @@ func BenchmarkCollect(b *testing.B) {
 		Core("x")
 	}
 }
+
+// TestServerID pins values computed by CPython 3.10 with PYTHONHASHSEED=0
+// (abs(hash(id) % 2**31)).
+func TestServerID(t *testing.T) {
+	for id, want := range map[string]int64{
+		"minion1": 660246709, "vm": 243963085, "": 0, "a": 1301520969,
+		"web01.example.com": 1864083769, "héllo": 512847199, "日本": 1236233188,
+	} {
+		if got := ServerID(id); got != want {
+			t.Errorf("ServerID(%q) = %d, want %d", id, got, want)
+		}
+	}
+}

@@ -426,12 +426,12 @@ func (h hostsFile) nameOf(addr string) string {
 }
 
 // FQDN returns the canonical name of host: from /etc/hosts when listed
-// there, else from DNS (a short lookup), else host itself.
+// there, else from DNS (a lookup of at most 50 ms), else host itself.
 func FQDN(host string) string {
 	if c := readHosts().canonical(host); c != "" {
 		return c
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	if c, err := net.DefaultResolver.LookupCNAME(ctx, host); err == nil && c != "" {
 		return strings.TrimSuffix(c, ".")
@@ -518,4 +518,34 @@ func DNS() *value.Map {
 		"search", strList(search),
 		"options", strList(options),
 	)
+}
+
+func hexLE32(h string) (string, bool) {
+	if len(h) != 8 {
+		return "", false
+	}
+	var b [4]byte
+	for i := 0; i < 4; i++ {
+		n, err := strconv.ParseUint(h[2*i:2*i+2], 16, 8)
+		if err != nil {
+			return "", false
+		}
+		b[3-i] = byte(n)
+	}
+	return netip.AddrFrom4(b).String(), true
+}
+
+func hex16(h string) (string, bool) {
+	if len(h) != 32 {
+		return "", false
+	}
+	var b [16]byte
+	for i := 0; i < 16; i++ {
+		n, err := strconv.ParseUint(h[2*i:2*i+2], 16, 8)
+		if err != nil {
+			return "", false
+		}
+		b[i] = byte(n)
+	}
+	return netip.AddrFrom16(b).String(), true
 }

@@ -159,7 +159,9 @@ func lsbRelease(g *value.Map) bool {
 	return true
 }
 
-func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' }
+func isSpace(r rune) bool {
+	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f'
+}
 
 func cstr(b []int8) string {
 	buf := make([]byte, 0, len(b))

@@ -20,6 +20,7 @@ const (
 	KindNotFound                  // a template could not be loaded (TemplateNotFound)
 )
 
+// String names the kind.
 func (k Kind) String() string {
 	switch k {
 	case KindSyntax:

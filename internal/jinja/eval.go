@@ -413,7 +413,7 @@ func (r *renderer) exec(fr *frame, sc *scope, n Node) (loopSignal, error) {
 		if fr.parent != nil {
 			return sigNone, nil
 		}
-		return sigNone, r.renderBlock(fr, sc, x.Name, 0)
+		return sigNone, r.renderBlock(fr, sc, x.Name, 0, x.Scoped)
 	case *autoescNode:
 		v, err := r.eval(fr, sc, x.X)
 		if err != nil {
@@ -438,8 +438,13 @@ func (fr *frame) export(name string) {
 	fr.exported[name] = true
 }
 
-// renderBlock renders the i-th definition of block name.
-func (r *renderer) renderBlock(fr *frame, sc *scope, name string, i int) error {
+// renderBlock renders the i-th definition of block name; scoped comes from
+// the block statement being rendered (Jinja passes its locals then).
+func (r *renderer) renderBlock(fr *frame, sc *scope, name string, i int, scoped bool) error {
+	if err := r.enter(); err != nil {
+		return err
+	}
+	defer r.leave()
 	chain := fr.blocks[name]
 	if i >= len(chain) {
 		return errRuntime("no block %s", pyQuote(name))
@@ -449,15 +454,15 @@ func (r *renderer) renderBlock(fr *frame, sc *scope, name string, i int) error {
 		return errRuntime("Required block %s not found", pyQuote(name))
 	}
 	parent := fr.top
-	if b.Scoped {
+	if scoped {
 		parent = sc
 	}
 	bs := newScope(parent)
 	bs.set("super", value.Func(func(args []any, kw *value.Map) (any, error) {
 		if i+1 >= len(chain) {
-			return nil, errRuntime("there is no parent block called %s.", pyQuote(name))
+			return &Undefined{name: "super", hint: "there is no parent block called " + pyQuote(name) + "."}, nil
 		}
-		s, err := r.capture(func() error { return r.renderBlock(fr, sc, name, i+1) })
+		s, err := r.capture(func() error { return r.renderBlock(fr, sc, name, i+1, scoped) })
 		if err != nil {
 			return nil, err
 		}
@@ -523,7 +528,10 @@ func (r *renderer) assign(fr *frame, sc *scope, target Expr, v any) error {
 		if !ok || !isNS {
 			return errRuntime("cannot assign attribute on non-namespace object")
 		}
-		n.attrs.Set(t.Attr, v)
+		if reaches(v, n, map[any]bool{}) {
+			return cycleErr()
+		}
+		n.Setattr(t.Attr, v)
 		return nil
 	}
 	return errRuntime("cannot assign to %T", target)
@@ -618,6 +626,7 @@ type loopObj struct {
 	r       *renderer
 }
 
+// Getattr returns an attribute of the value.
 func (l *loopObj) Getattr(name string) (any, bool) {
 	n := len(l.items)
 	switch name {
@@ -680,9 +689,13 @@ func (l *loopObj) Call(args []any, kw *value.Map) (any, error) {
 	return l.recurse(args[0])
 }
 
+// Repr is the value's Python repr.
 func (l *loopObj) Repr() string { return fmt.Sprintf("<LoopContext %d/%d>", l.i+1, len(l.items)) }
 
-func (l *loopObj) objName() string  { return "jinja2.runtime.LoopContext object" }
+// ObjectRepr names the value in undefined messages as Jinja does.
+func (l *loopObj) ObjectRepr() string { return "jinja2.runtime.LoopContext object" }
+
+// PyTypeName is the Python type name used in error messages.
 func (*loopObj) PyTypeName() string { return "LoopContext" }
 
 // selfRef is the `self` variable: self.blockname() renders a block.
@@ -692,12 +705,13 @@ type selfRef struct {
 	sc *scope
 }
 
+// Getattr returns an attribute of the value.
 func (s *selfRef) Getattr(name string) (any, bool) {
 	if _, ok := s.fr.blocks[name]; !ok {
 		return nil, false
 	}
 	return value.Func(func(args []any, kw *value.Map) (any, error) {
-		out, err := s.r.capture(func() error { return s.r.renderBlock(s.fr, s.sc, name, 0) })
+		out, err := s.r.capture(func() error { return s.r.renderBlock(s.fr, s.sc, name, 0, false) })
 		if err != nil {
 			return nil, err
 		}
@@ -705,9 +719,14 @@ func (s *selfRef) Getattr(name string) (any, bool) {
 	}), true
 }
 
-func (s *selfRef) Repr() string     { return "<TemplateReference " + value.Repr(s.fr.t.name) + ">" }
+// Repr is the value's Python repr.
+func (s *selfRef) Repr() string { return "<TemplateReference " + value.Repr(s.fr.t.name) + ">" }
+
+// PyTypeName is the Python type name used in error messages.
 func (*selfRef) PyTypeName() string { return "TemplateReference" }
-func (s *selfRef) objName() string  { return "jinja2.runtime.TemplateReference object" }
+
+// ObjectRepr names the value in undefined messages as Jinja does.
+func (s *selfRef) ObjectRepr() string { return "jinja2.runtime.TemplateReference object" }
 
 // Macro is a template macro (or the caller of a call block).
 type Macro struct {
@@ -832,7 +851,10 @@ func (m *Macro) Getattr(name string) (any, bool) {
 // Repr prints the macro as Jinja does.
 func (m *Macro) Repr() string { return "<Macro " + value.Repr(m.node.Name) + ">" }
 
-func (m *Macro) objName() string  { return "jinja2.runtime.Macro object" }
+// ObjectRepr names the value in undefined messages as Jinja does.
+func (m *Macro) ObjectRepr() string { return "jinja2.runtime.Macro object" }
+
+// PyTypeName is the Python type name used in error messages.
 func (*Macro) PyTypeName() string { return "Macro" }
 
 // loadTemplate resolves a template name value (a string, a list of

@@ -620,6 +620,7 @@ type markupMethod struct {
 	name string
 }
 
+// Call calls the value.
 func (m *markupMethod) Call(args []any, kw *value.Map) (any, error) {
 	for i, a := range args {
 		if s, ok := a.(string); ok {

@@ -99,8 +99,8 @@ func init() {
 	regCtxFilter("items", filterItems)
 	regCtxFilter("join", filterJoin)
 	regCtxFilter("list", filterList)
-	regCtxFilter("lower", filterLower)
-	regCtxFilter("upper", filterUpper)
+	regFilter("lower", filterLower)
+	regFilter("upper", filterUpper)
 	regCtxFilter("map", filterMap)
 	regCtxFilter("max", filterMax)
 	regCtxFilter("min", filterMin)
@@ -116,7 +116,7 @@ func init() {
 	regFilter("safe", func(v any, a []any, kw *value.Map) (any, error) { return Markup(pyStrOf(v)), nil })
 	regCtxFilter("slice", filterSlice)
 	regCtxFilter("sort", filterSort)
-	regCtxFilter("string", filterString)
+	regFilter("string", filterString)
 	regCtxFilter("striptags", filterStriptags)
 	regCtxFilter("sum", filterSum)
 	regCtxFilter("title", filterTitle)
@@ -563,6 +563,7 @@ type groupTuple struct {
 	list    *value.List
 }
 
+// Getattr returns an attribute of the value.
 func (g *groupTuple) Getattr(name string) (any, bool) {
 	switch name {
 	case "grouper":
@@ -573,6 +574,7 @@ func (g *groupTuple) Getattr(name string) (any, bool) {
 	return nil, false
 }
 
+// Getitem returns an item of the value.
 func (g *groupTuple) Getitem(key any) (any, bool, error) {
 	v, err := pyops.GetItem(value.Tuple{g.grouper, g.list}, key)
 	if err != nil {
@@ -584,9 +586,14 @@ func (g *groupTuple) Getitem(key any) (any, bool, error) {
 	return v, true, nil
 }
 
+// Iterate lists the items a loop over the value sees.
 func (g *groupTuple) Iterate() ([]any, error) { return []any{g.grouper, g.list}, nil }
-func (g *groupTuple) Repr() string            { return value.Repr(value.Tuple{g.grouper, g.list}) }
-func (*groupTuple) PyTypeName() string        { return "_GroupTuple" }
+
+// Repr is the value's Python repr.
+func (g *groupTuple) Repr() string { return value.Repr(value.Tuple{g.grouper, g.list}) }
+
+// PyTypeName is the Python type name used in error messages.
+func (*groupTuple) PyTypeName() string { return "_GroupTuple" }
 
 func filterGroupby(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	a, err := bind("groupby", args, kw, "attribute", "default", "case_sensitive")
@@ -795,22 +802,16 @@ func filterList(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	return value.NewList(append([]any(nil), items...)...), nil
 }
 
-func filterLower(c *Context, v any, args []any, kw *value.Map) (any, error) {
-	s, err := softStr(c, v)
-	if err != nil {
-		return nil, err
-	}
+func filterLower(v any, args []any, kw *value.Map) (any, error) {
+	s := plainSoftStr(v)
 	if m, ok := s.(Markup); ok {
 		return Markup(pyops.Lower(string(m))), nil
 	}
 	return pyops.Lower(s.(string)), nil
 }
 
-func filterUpper(c *Context, v any, args []any, kw *value.Map) (any, error) {
-	s, err := softStr(c, v)
-	if err != nil {
-		return nil, err
-	}
+func filterUpper(v any, args []any, kw *value.Map) (any, error) {
+	s := plainSoftStr(v)
 	if m, ok := s.(Markup); ok {
 		return Markup(pyops.Upper(string(m))), nil
 	}
@@ -1042,9 +1043,14 @@ func filterReverse(c *Context, v any, args []any, kw *value.Map) (any, error) {
 // shows Python's iterator repr.
 type reversedIter struct{ items []any }
 
+// Iterate lists the items a loop over the value sees.
 func (r *reversedIter) Iterate() ([]any, error) { return r.items, nil }
-func (r *reversedIter) Repr() string            { return "<list_reverseiterator object>" }
-func (*reversedIter) PyTypeName() string        { return "list_reverseiterator" }
+
+// Repr is the value's Python repr.
+func (r *reversedIter) Repr() string { return "<list_reverseiterator object>" }
+
+// PyTypeName is the Python type name used in error messages.
+func (*reversedIter) PyTypeName() string { return "list_reverseiterator" }
 
 func filterRound(v any, args []any, kw *value.Map) (any, error) {
 	a, err := bind("round", args, kw, "precision", "method")
@@ -1253,8 +1259,24 @@ func filterSort(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	return value.NewList(sorted...), nil
 }
 
-func filterString(c *Context, v any, args []any, kw *value.Map) (any, error) {
-	return softStr(c, v)
+// plainSoftStr is soft_str for plain filters: strict undefined values
+// never reach them, lenient ones print as "".
+func plainSoftStr(v any) any {
+	switch x := v.(type) {
+	case Markup:
+		return x
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case *Undefined:
+		return ""
+	}
+	return value.Str(v)
+}
+
+func filterString(v any, args []any, kw *value.Map) (any, error) {
+	return plainSoftStr(v), nil
 }
 
 var tagRe = regexp.MustCompile(`(?s)<!--.*?-->|<[^>]*>`)
@@ -1500,9 +1522,14 @@ func filterUnique(c *Context, v any, args []any, kw *value.Map) (any, error) {
 // generator object.
 type listIter struct{ items []any }
 
+// Iterate lists the items a loop over the value sees.
 func (l *listIter) Iterate() ([]any, error) { return l.items, nil }
-func (l *listIter) Repr() string            { return "<generator object sync_do_unique>" }
-func (*listIter) PyTypeName() string        { return "generator" }
+
+// Repr is the value's Python repr.
+func (l *listIter) Repr() string { return "<generator object sync_do_unique>" }
+
+// PyTypeName is the Python type name used in error messages.
+func (*listIter) PyTypeName() string { return "generator" }
 
 func urlQuote(s string, safe string) string {
 	var b strings.Builder

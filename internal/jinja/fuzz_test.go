@@ -26,6 +26,9 @@ func FuzzRender(f *testing.F) {
 	f.Add("{% for i in range(10) recursive %}{{ loop(range(i)) }}{% endfor %}")
 	f.Add("{% macro m(a) %}{{ m(a) }}{% endmacro %}{{ m(1) }}")
 	f.Add("{{ 'x' * 1000000 * 1000 }}")
+	f.Add("{% set l = [] %}{% do l.append(l) %}{{ l }}")
+	f.Add("{% block one %}{{ self.one() }}{% endblock %}")
+	f.Add("{% set ns = namespace(x=[]) %}{% for i in range(300) %}{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x|length }}")
 	f.Add("{% include 'inc' %}{% import 'inc' as m %}{% extends 'base' %}")
 	f.Fuzz(func(t *testing.T, src string) {
 		env := New()

@@ -16,8 +16,13 @@ type builtinFunc struct {
 	fn        value.Func
 }
 
+// Call calls the value.
 func (b *builtinFunc) Call(args []any, kw *value.Map) (any, error) { return b.fn(args, kw) }
-func (b *builtinFunc) PyTypeName() string                          { return b.typ }
+
+// PyTypeName is the Python type name used in error messages.
+func (b *builtinFunc) PyTypeName() string { return b.typ }
+
+// Repr is the value's Python repr.
 func (b *builtinFunc) Repr() string {
 	if b.typ == "type" {
 		return "<class '" + b.name + "'>"
@@ -110,7 +115,10 @@ type rangeObj struct {
 	start, stop, step int64
 }
 
+// Iterate lists the items a loop over the value sees.
 func (r *rangeObj) Iterate() ([]any, error) { return r.items, nil }
+
+// Getitem returns an item of the value.
 func (r *rangeObj) Getitem(key any) (any, bool, error) {
 	v, err := pyops.GetItem(value.Tuple(r.items), key)
 	if err != nil {
@@ -124,14 +132,20 @@ func (r *rangeObj) Getitem(key any) (any, bool, error) {
 	}
 	return v, true, nil
 }
+
+// Repr is the value's Python repr.
 func (r *rangeObj) Repr() string {
 	if r.step == 1 {
 		return "range(" + itoa64(r.start) + ", " + itoa64(r.stop) + ")"
 	}
 	return "range(" + itoa64(r.start) + ", " + itoa64(r.stop) + ", " + itoa64(r.step) + ")"
 }
+
+// PyTypeName is the Python type name used in error messages.
 func (*rangeObj) PyTypeName() string { return "range" }
-func (r *rangeObj) Truth() bool      { return len(r.items) > 0 }
+
+// Truth is the value's Python truth.
+func (r *rangeObj) Truth() bool { return len(r.items) > 0 }
 
 func itoa64(i int64) string { return value.Repr(i) }
 
@@ -192,7 +206,12 @@ func globalNamespace(args []any, kw *value.Map) (any, error) {
 	if kw != nil {
 		m.Update(kw)
 	}
-	return &Namespace{attrs: m}, nil
+	ns := &Namespace{}
+	m.Range(func(k, v any) bool {
+		ns.Setattr(pyStrOf(k), v)
+		return true
+	})
+	return ns, nil
 }
 
 var lipsumWords = strings.Fields(`a ac accumsan ad adipiscing aenean aliquam aliquet amet ante

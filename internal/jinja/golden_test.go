@@ -210,6 +210,18 @@ func TestConformance(t *testing.T) {
 	}
 }
 
+// progFiles are the extra templates diff.py's random programs use
+// (PROG_FILES there).
+var progFiles = map[string]string{
+	"base": "B[{% set bv = 'bv' %}{% block one %}one-base{% endblock %}|" +
+		"{% for i in [1, 2] %}{% block two scoped %}two-base{{ i }}{% endblock %}{% endfor %}|" +
+		"{% block three %}three-base{{ bv|default('-') }}{% endblock %}]{{ cv|default('-') }}",
+	"mid": "{% extends 'base' %}{% block one %}mid({{ super() }}){% endblock %}",
+	"inc": "inc:{{ a }}{{ b|default('-') }}{% set a = 'inc-set' %}{{ a }}",
+	"lib": "{% set g = 'G' %}{% macro f(x) %}f{{ x }}{% endmacro %}" +
+		"{% macro h() %}h{{ a|default('?') }}{% endmacro %}",
+}
+
 // bulkKnownDiffs are generated cases where brine differs (see SPEC.md).
 var bulkKnownDiffs = map[string]string{
 	"{{ -2 ** 2.5 }}":                      "no complex numbers",
@@ -227,11 +239,12 @@ func TestGoldenBulk(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cases []struct {
-		T    string  `json:"t"`
-		Opts string  `json:"opts"`
-		Out  *string `json:"out"`
-		Type string  `json:"type"`
-		Msg  string  `json:"msg"`
+		T     string  `json:"t"`
+		Opts  string  `json:"opts"`
+		Files bool    `json:"files"`
+		Out   *string `json:"out"`
+		Type  string  `json:"type"`
+		Msg   string  `json:"msg"`
 	}
 	if err := json.Unmarshal(data, &cases); err != nil {
 		t.Fatal(err)
@@ -241,7 +254,11 @@ func TestGoldenBulk(t *testing.T) {
 		if _, skip := bulkKnownDiffs[c.T]; skip {
 			continue
 		}
-		out, err := renderGolden(goldenCase{template: c.T, options: strings.Fields(c.Opts)})
+		gc := goldenCase{template: c.T, options: strings.Fields(c.Opts)}
+		if c.Files {
+			gc.files = progFiles
+		}
+		out, err := renderGolden(gc)
 		var bad string
 		switch {
 		case c.Out != nil && err != nil:

@@ -105,8 +105,17 @@ func lex(src, name string, trim, lstrip bool) ([]token, error) {
 	if err := lx.run(); err != nil {
 		return nil, err
 	}
-	lx.toks = append(lx.toks, token{typ: tEOF, pos: len(src)})
+	lx.toks = append(lx.toks, token{typ: tEOF, pos: lx.lastPos()})
 	return lx.toks, nil
+}
+
+// lastPos is where Jinja places the end of the template: the start of
+// the last token.
+func (lx *lexer) lastPos() int {
+	if n := len(lx.toks); n > 0 {
+		return lx.toks[n-1].pos
+	}
+	return 0
 }
 
 func (lx *lexer) errAt(pos int, msg string) error {
@@ -319,7 +328,7 @@ func (lx *lexer) lexTag(p int, block bool) (int, error) {
 	for {
 		p = skipSpace(s, p)
 		if p >= len(s) {
-			lx.toks = append(lx.toks, token{typ: tEOF, pos: p})
+			lx.toks = append(lx.toks, token{typ: tEOF, pos: lx.lastPos()})
 			return p, nil
 		}
 		if len(balance) == 0 {

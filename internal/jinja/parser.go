@@ -823,7 +823,13 @@ func (p *Parser) parseCondExpr() (Expr, error) {
 		}
 		var els Expr
 		if p.skipName("else") {
-			if els, err = p.parseCondExpr(); err != nil {
+			p.depth++
+			if p.depth > maxNesting {
+				return nil, p.Fail("expression nesting too deep")
+			}
+			els, err = p.parseCondExpr()
+			p.depth--
+			if err != nil {
 				return nil, err
 			}
 		}

@@ -84,15 +84,16 @@ func objectTypeRepr(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "None"
-	case objNamer:
-		return x.objName()
+	case ObjectReprer:
+		return x.ObjectRepr()
 	}
 	return pyops.TypeName(v) + " object"
 }
 
-// objNamer is implemented by engine types that print their own
-// "module.Class object" name in undefined messages.
-type objNamer interface{ objName() string }
+// ObjectReprer lets a value name itself in undefined messages the way
+// Jinja's object_type_repr does ("salt.loader.lazy.LazyLoader object");
+// other values are named "<python type name> object".
+type ObjectReprer interface{ ObjectRepr() string }
 
 // Markup is a string that is safe to print without escaping.
 type Markup string
@@ -106,7 +107,8 @@ func (m Markup) Repr() string { return "Markup(" + value.QuoteString(string(m)) 
 // PyStr is str(Markup).
 func (m Markup) PyStr() string { return string(m) }
 
-func (Markup) objName() string { return "markupsafe.Markup object" }
+// ObjectRepr names the value in undefined messages as Jinja does.
+func (Markup) ObjectRepr() string { return "markupsafe.Markup object" }
 
 // escapeHTML is markupsafe.escape on a plain string.
 func escapeHTML(s string) string {
@@ -139,6 +141,7 @@ type boundMethod struct {
 	name string
 }
 
+// Call calls the value.
 func (m *boundMethod) Call(args []any, kwargs *value.Map) (any, error) {
 	v, found, err := callMethod(m.obj, m.name, args, kwargs)
 	if err != nil {
@@ -150,15 +153,31 @@ func (m *boundMethod) Call(args []any, kwargs *value.Map) (any, error) {
 	return v, nil
 }
 
+// Repr is the value's Python repr.
 func (m *boundMethod) Repr() string {
 	return fmt.Sprintf("<built-in method %s of %s object>", m.name, pyops.TypeName(m.obj))
 }
 
+// PyTypeName is the Python type name used in error messages.
 func (m *boundMethod) PyTypeName() string { return "builtin_function_or_method" }
 
 // callMethod calls a Python method, rewording the errors that Jinja's
 // sandboxed str.format words differently.
 func callMethod(obj any, name string, args []any, kwargs *value.Map) (any, bool, error) {
+	if s, ok := obj.(string); ok && name == "format" {
+		// Jinja's sandboxed formatter: no private attributes in fields.
+		v, err := pyops.FormatString(s, args, kwargs, sandboxFormatAttr)
+		if err != nil {
+			if pe, ok := err.(*pyops.Error); ok && pe.Type == "IndexError" && strings.HasPrefix(pe.Msg, "Replacement index") {
+				return nil, true, &pyops.Error{Type: "IndexError", Msg: "tuple index out of range"}
+			}
+			return nil, true, err
+		}
+		return v, true, nil
+	}
+	if err := checkNoCycle(obj, name, args, kwargs); err != nil {
+		return nil, true, err
+	}
 	v, found, err := pyops.CallMethod(obj, name, args, kwargs)
 	if err == nil {
 		if _, isMap := obj.(*value.Map); isMap {
@@ -178,35 +197,167 @@ func callMethod(obj any, name string, args []any, kwargs *value.Map) (any, bool,
 	return v, found, err
 }
 
+// mutators are the list and dict methods that store their arguments.
+var mutators = map[string]bool{"append": true, "extend": true, "insert": true, "update": true, "setdefault": true}
+
+// checkNoCycle refuses a mutation that would make a container contain
+// itself: Python allows it, but such values cannot be printed, compared or
+// serialized safely, so brine reports it when it happens.
+func checkNoCycle(obj any, name string, args []any, kwargs *value.Map) error {
+	switch obj.(type) {
+	case *value.List, *value.Map:
+	default:
+		return nil
+	}
+	if !mutators[name] {
+		return nil
+	}
+	seen := map[any]bool{}
+	for _, a := range args {
+		if reaches(a, obj, seen) {
+			return cycleErr()
+		}
+	}
+	if kwargs != nil {
+		for _, a := range kwargs.Values() {
+			if reaches(a, obj, seen) {
+				return cycleErr()
+			}
+		}
+	}
+	return nil
+}
+
+func cycleErr() error {
+	return newError(KindRuntime, "RecursionError", "a container cannot be made to contain itself")
+}
+
+// reaches reports whether target is v or is inside v.
+func reaches(v, target any, seen map[any]bool) bool {
+	switch x := v.(type) {
+	case *value.List:
+		if any(x) == target {
+			return true
+		}
+		if seen[x] {
+			return false
+		}
+		seen[x] = true
+		for _, e := range x.Items {
+			if reaches(e, target, seen) {
+				return true
+			}
+		}
+	case *value.Map:
+		if any(x) == target {
+			return true
+		}
+		if seen[x] {
+			return false
+		}
+		seen[x] = true
+		for _, e := range x.Values() {
+			if reaches(e, target, seen) {
+				return true
+			}
+		}
+	case value.Tuple:
+		for _, e := range x {
+			if reaches(e, target, seen) {
+				return true
+			}
+		}
+	case *Namespace:
+		if any(x) == target {
+			return true
+		}
+		if seen[x] {
+			return false
+		}
+		seen[x] = true
+		for _, e := range x.vals {
+			if reaches(e, target, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sandboxFormatAttr resolves "{0.attr}" fields of str.format as Jinja's
+// sandbox does: special attributes are refused.
+func sandboxFormatAttr(obj any, name string) (any, error) {
+	var r renderer // getattr uses no render state
+	v, err := r.getattr(obj, name)
+	if err != nil {
+		return nil, err
+	}
+	if u, ok := v.(*Undefined); ok {
+		return nil, u.err()
+	}
+	return v, nil
+}
+
 // dictView is the result of dict.keys(), .values() and .items().
 type dictView struct {
 	kind  string
 	items []any
 }
 
+// Iterate lists the items a loop over the value sees.
 func (d *dictView) Iterate() ([]any, error) { return d.items, nil }
-func (d *dictView) Repr() string            { return d.kind + "(" + value.Repr(value.NewList(d.items...)) + ")" }
-func (d *dictView) PyTypeName() string      { return d.kind }
-func (d *dictView) Truth() bool             { return len(d.items) > 0 }
+
+// Repr is the value's Python repr.
+func (d *dictView) Repr() string { return d.kind + "(" + value.Repr(value.NewList(d.items...)) + ")" }
+
+// PyTypeName is the Python type name used in error messages.
+func (d *dictView) PyTypeName() string { return d.kind }
+
+// Truth is the value's Python truth.
+func (d *dictView) Truth() bool { return len(d.items) > 0 }
 
 // Namespace is the object namespace() returns: attributes can be set with
 // {% set ns.attr = ... %}.
-type Namespace struct{ attrs *value.Map }
+type Namespace struct {
+	names []string
+	vals  []any
+}
 
 // Getattr returns an attribute.
-func (n *Namespace) Getattr(name string) (any, bool) { return n.attrs.Get(name) }
+func (n *Namespace) Getattr(name string) (any, bool) {
+	for i, k := range n.names {
+		if k == name {
+			return n.vals[i], true
+		}
+	}
+	return nil, false
+}
+
+// Setattr sets an attribute.
+func (n *Namespace) Setattr(name string, v any) {
+	for i, k := range n.names {
+		if k == name {
+			n.vals[i] = v
+			return
+		}
+	}
+	n.names = append(n.names, name)
+	n.vals = append(n.vals, v)
+}
 
 // Repr prints the namespace as Jinja does.
 func (n *Namespace) Repr() string {
-	var parts []string
-	n.attrs.Range(func(k, v any) bool {
-		parts = append(parts, value.Str(k)+"="+value.Repr(v))
-		return true
-	})
-	return "<Namespace {" + strings.Join(parts, ", ") + "}>"
+	m := value.NewMap(len(n.names))
+	for i, k := range n.names {
+		m.Set(k, n.vals[i])
+	}
+	return "<Namespace " + value.Repr(m) + ">"
 }
 
-func (n *Namespace) objName() string  { return "jinja2.utils.Namespace object" }
+// ObjectRepr names the value in undefined messages as Jinja does.
+func (n *Namespace) ObjectRepr() string { return "jinja2.utils.Namespace object" }
+
+// PyTypeName is the Python type name used in error messages.
 func (*Namespace) PyTypeName() string { return "Namespace" }
 
 // Module is an imported template: its exported top-level names.
@@ -230,7 +381,10 @@ func (m *Module) Repr() string {
 // PyStr is the module's rendered output.
 func (m *Module) PyStr() string { return m.body }
 
-func (m *Module) objName() string  { return "jinja2.environment.TemplateModule object" }
+// ObjectRepr names the value in undefined messages as Jinja does.
+func (m *Module) ObjectRepr() string { return "jinja2.environment.TemplateModule object" }
+
+// PyTypeName is the Python type name used in error messages.
 func (*Module) PyTypeName() string { return "TemplateModule" }
 
 // Cycler is the object cycler() returns.
@@ -261,7 +415,10 @@ func (c *Cycler) Getattr(name string) (any, bool) {
 	return nil, false
 }
 
-func (c *Cycler) objName() string  { return "jinja2.utils.Cycler object" }
+// ObjectRepr names the value in undefined messages as Jinja does.
+func (c *Cycler) ObjectRepr() string { return "jinja2.utils.Cycler object" }
+
+// PyTypeName is the Python type name used in error messages.
 func (*Cycler) PyTypeName() string { return "Cycler" }
 
 // Joiner is the object joiner() returns.
@@ -279,6 +436,7 @@ func (j *Joiner) Call(args []any, kw *value.Map) (any, error) {
 	return j.sep, nil
 }
 
+// PyTypeName is the Python type name used in error messages.
 func (*Joiner) PyTypeName() string { return "Joiner" }
 
 // pyStrOf is Python's str() for any template value (no undefined checks).

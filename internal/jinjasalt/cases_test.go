@@ -3,11 +3,9 @@ package jinjasalt
 import (
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
@@ -364,6 +362,3 @@ func checkError(t *testing.T, spec caseSpec, want any, sls string, err error) {
 		t.Errorf("error:\n%s\nwant:\n%s", got, list[0])
 	}
 }
-
-var _ = fs.ErrNotExist
-var _ = sort.Strings

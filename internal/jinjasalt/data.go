@@ -1,12 +1,9 @@
 package jinjasalt
 
 import (
-	"math"
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/jmespath/go-jmespath"
 
 	"brine/internal/value"
 )
@@ -275,90 +272,13 @@ func mysqlToDict(data, key any) (any, error) {
 	return ret, nil
 }
 
-// jsonQuery runs a JMESPath expression. brine uses go-jmespath, which
-// works on plain Go maps: object key order in results follows the data for
-// projections but multi-select hashes and keys()/values() come back sorted,
-// and integral floats come back as ints.
+// jsonQuery is salt.utils.data.json_query: jmespath.search(expr, data).
 func jsonQuery(data, expr any) (any, error) {
 	e, ok := asString(expr)
 	if !ok {
 		return nil, pyErr(excTypeError, "expected string, got '%s'", typeName(expr))
 	}
-	res, err := jmespath.Search(e, toNative(data))
-	if err != nil {
-		if se, ok := err.(jmespath.SyntaxError); ok {
-			msg := strings.TrimPrefix(se.Error(), "SyntaxError: ")
-			return nil, pyErr(excJMESPathError, "Invalid jmespath expression: %s:\n\"%s\"\n%s^", msg, se.Expression, strings.Repeat(" ", se.Offset+1))
-		}
-		return nil, pyErr("jmespath.exceptions.JMESPathError", "%s", err.Error())
-	}
-	return fromNative(res), nil
-}
-
-func toNative(v any) any {
-	switch x := v.(type) {
-	case *value.Map:
-		m := make(map[string]any, x.Len())
-		x.Range(func(k, e any) bool {
-			ks, ok := k.(string)
-			if !ok {
-				ks = pyStr(k)
-			}
-			m[ks] = toNative(e)
-			return true
-		})
-		return m
-	case *value.List:
-		out := make([]any, len(x.Items))
-		for i, e := range x.Items {
-			out[i] = toNative(e)
-		}
-		return out
-	case value.Tuple:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = toNative(e)
-		}
-		return out
-	case *Set:
-		return toNative(value.Tuple(x.items))
-	case int64, int, bool, float64:
-		if b, ok := x.(bool); ok {
-			return b
-		}
-		return value.ToFloat(x)
-	case nil, string:
-		return x
-	}
-	return pyStr(v)
-}
-
-func fromNative(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		m := value.NewMap(len(keys))
-		for _, k := range keys {
-			m.Set(k, fromNative(x[k]))
-		}
-		return m
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = fromNative(e)
-		}
-		return newList(out)
-	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
-			return int64(x)
-		}
-		return x
-	}
-	return v
+	return jmesSearch(e, data)
 }
 
 // flatten is salt.utils.data.flatten.
@@ -434,7 +354,7 @@ func init() {
 		})
 	}
 	filter("exactly_n_true", src, newSig("exactly_n", "iterable", required, "amount", int64(1)), func(b *bound) (any, error) {
-		n, err := asInt(b.vals[1], "amount")
+		n, err := asInt(b.vals[1])
 		if err != nil {
 			return nil, err
 		}

@@ -155,7 +155,7 @@ func fileHashsum(path, form any) (any, error) {
 	if !ok {
 		return nil, pyErr(excValueError, "Invalid hash type: %s", name)
 	}
-	p, err := strArg(path, "")
+	p, err := strArg(path)
 	if err != nil {
 		return nil, err
 	}

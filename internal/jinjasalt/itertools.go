@@ -22,6 +22,9 @@ func combinations(pool []any, r int, replace bool) ([]any, error) {
 	if (!replace && r > n) || (replace && n == 0 && r > 0) {
 		return out, nil
 	}
+	if (!replace && countExceeds(n, min(r, n-r), true)) || (replace && countExceeds(n+r-1, min(r, n-1), true)) {
+		return nil, tooMany()
+	}
 	idx := make([]int, r)
 	if !replace {
 		for i := range idx {
@@ -65,6 +68,22 @@ func combinations(pool []any, r int, replace bool) ([]any, error) {
 	}
 }
 
+// countExceeds reports whether n!/(n-r)! (divided by r! when choose)
+// exceeds maxCombos.
+func countExceeds(n, r int, choose bool) bool {
+	c := 1.0
+	for i := 0; i < r; i++ {
+		c *= float64(n - i)
+		if choose {
+			c /= float64(i + 1)
+		}
+		if c > maxCombos {
+			return true
+		}
+	}
+	return false
+}
+
 func permutations(pool []any, r int) ([]any, error) {
 	n := len(pool)
 	var out []any
@@ -73,6 +92,9 @@ func permutations(pool []any, r int) ([]any, error) {
 	}
 	if r > n {
 		return out, nil
+	}
+	if countExceeds(n, r, false) {
+		return nil, tooMany()
 	}
 	used := make([]bool, n)
 	cur := make(value.Tuple, 0, r)
@@ -165,7 +187,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			r, err := asInt(b.vals[1], "r")
+			r, err := asInt(b.vals[1])
 			if err != nil {
 				return nil, err
 			}
@@ -182,7 +204,7 @@ func init() {
 		}
 		r := len(pool)
 		if b.vals[1] != nil {
-			if r, err = asInt(b.vals[1], "r"); err != nil {
+			if r, err = asInt(b.vals[1]); err != nil {
 				return nil, err
 			}
 		}
@@ -209,7 +231,7 @@ func init() {
 			if k != "repeat" {
 				return nil, pyErr(excTypeError, "product() got an unexpected keyword argument '%s'", pyStr(k))
 			}
-			if repeat, err = asInt(mustGet(kw, k), "repeat"); err != nil {
+			if repeat, err = asInt(mustGet(kw, k)); err != nil {
 				return nil, err
 			}
 		}

@@ -74,9 +74,6 @@ func hashable(v any) bool {
 	return true
 }
 
-// isStr reports whether v is a str.
-func isStr(v any) bool { _, ok := v.(string); return ok }
-
 // pyStr is Python's str(v).
 func pyStr(v any) string { return value.Str(v) }
 
@@ -375,7 +372,7 @@ func compareSeq(a, b []any) (int, error) {
 func truthy(v any) bool { return value.Truthy(v) }
 
 // asInt returns v as an int for arguments such as counts and sizes.
-func asInt(v any, what string) (int, error) {
+func asInt(v any) (int, error) {
 	switch x := v.(type) {
 	case int64:
 		return int(x), nil

@@ -164,7 +164,7 @@ func randomSample(v, size, seed any) (any, error) {
 	default:
 		return nil, pyErr(excTypeError, "Population must be a sequence.  For dicts or sets, use sorted(d).")
 	}
-	k, err := asInt(size, "size")
+	k, err := asInt(size)
 	if err != nil {
 		return nil, err
 	}

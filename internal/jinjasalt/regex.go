@@ -271,7 +271,7 @@ func reFlags(ignorecase, multiline any) int {
 	return f
 }
 
-func strArg(v any, fn string) (string, error) {
+func strArg(v any) (string, error) {
 	if s, ok := asString(v); ok {
 		return s, nil
 	}
@@ -313,7 +313,7 @@ func regexFind(txt, rgx any, flags int, anchored bool) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := strArg(txt, "")
+	s, err := strArg(txt)
 	if err != nil {
 		return nil, err
 	}
@@ -416,11 +416,11 @@ func regexReplace(txt, rgx, val any, flags int) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmpl, err := strArg(val, "")
+	tmpl, err := strArg(val)
 	if err != nil {
 		return nil, err
 	}
-	s, err := strArg(txt, "")
+	s, err := strArg(txt)
 	if err != nil {
 		return nil, err
 	}

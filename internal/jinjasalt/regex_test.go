@@ -58,3 +58,19 @@ func TestFnmatch(t *testing.T) {
 		}
 	}
 }
+
+func TestItertoolsLimits(t *testing.T) {
+	pool := make([]any, 30)
+	for i := range pool {
+		pool[i] = int64(i)
+	}
+	if out, err := combinations(pool, 29, false); err != nil || len(out) != 30 {
+		t.Errorf("C(30,29): %d, %v", len(out), err)
+	}
+	if _, err := combinations(pool, 15, false); err == nil {
+		t.Error("C(30,15) should be refused")
+	}
+	if _, err := permutations(pool, 10); err == nil {
+		t.Error("P(30,10) should be refused")
+	}
+}

@@ -63,27 +63,25 @@ func Render(source []byte, ctx *Context) (string, error) {
 		o := OptionsFromOpts(ctx.Opts, ctx.SLS, !ctx.NoSLS)
 		opts = &o
 	}
-	env := jinja.New()
-	env.TrimBlocks = opts.TrimBlocks
-	env.LstripBlocks = opts.LstripBlocks
-	env.KeepTrailingNewline = opts.KeepTrailingNewline
-	env.Lenient = opts.AllowUndefined
-	Install(env)
+	pe := checkout(*opts, vars)
+	env := pe.env
 	vars.Range(func(k, v any) bool {
 		env.AddGlobal(pyStr(k), v)
 		return true
 	})
-	ld := &loader{env: env, files: ctx.Files, saltenv: ctx.Saltenv, sources: map[string]loaded{}}
+	ld := &loader{env: env, files: ctx.Files, saltenv: ctx.Saltenv, sources: map[string]loaded{}, names: pe.names}
 	if td, ok := vars.Get("tpldir"); ok {
 		ld.tpldir, ld.hasTpldir = pyStr(td), true
 	}
 	env.Loader = ld
 
-	t, err := env.Parse(mainName, src)
+	t, err := pe.parse(src)
 	if err != nil {
+		pe.release(ld)
 		return "", saltError(err, src, ld, !ctx.NoSLS)
 	}
 	out, err := t.Render(vars)
+	pe.release(ld)
 	if err != nil {
 		return "", saltError(err, src, ld, !ctx.NoSLS)
 	}
@@ -140,6 +138,8 @@ type loader struct {
 	tpldir    string
 	hasTpldir bool
 	sources   map[string]loaded // resolved name -> file
+	names     map[string]bool   // the environment's per-render globals
+	dirty     bool              // set a global outside names
 }
 
 // Load resolves name for the engine.
@@ -168,6 +168,9 @@ func (l *loader) Load(name, parent string) (string, string, error) {
 			shownDir = "."
 		}
 		l.tpldir, l.hasTpldir = shownDir, true
+		if !l.names["tplfile"] || !l.names["tpldir"] || !l.names["tpldot"] {
+			l.dirty = true
+		}
 		l.env.AddGlobal("tplfile", tplfile)
 		l.env.AddGlobal("tpldir", shownDir)
 		l.env.AddGlobal("tpldot", strings.ReplaceAll(tpldir, "/", "."))

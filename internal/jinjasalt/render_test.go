@@ -1,6 +1,7 @@
 package jinjasalt
 
 import (
+	"io/fs"
 	"strings"
 	"testing"
 
@@ -134,6 +135,32 @@ func (m mapFiles) ReadFile(saltenv, p string) ([]byte, string, error) {
 type notExist struct{ p string }
 
 func (e *notExist) Error() string { return e.p + ": not found" }
-func (e *notExist) Unwrap() error { return errNotExist }
+func (e *notExist) Unwrap() error { return fs.ErrNotExist }
 
-var errNotExist = fsErrNotExist()
+// Environments are reused between renders: a variable of one render must
+// not be visible in the next, whatever the context names.
+func TestNoLeakBetweenRenders(t *testing.T) {
+	files := mapFiles{"a/x.jinja": "{% set v = 1 %}"}
+	first := &Context{SLS: "a.b", Path: "/c/a/b.sls", Files: files, Vars: value.MapOf("secret", "s1")}
+	if out, err := Render([]byte("{{ secret }}{% from 'a/x.jinja' import v %}{{ v }}"), first); err != nil || out != "s11" {
+		t.Fatalf("first: %q %v", out, err)
+	}
+	second := &Context{SLS: "a.b", Path: "/c/a/b.sls", Files: files}
+	if out, err := Render([]byte("{{ secret is defined }}"), second); err != nil || out != "False" {
+		t.Errorf("second: %q %v", out, err)
+	}
+	third := &Context{NoSLS: true, Files: files}
+	if _, err := Render([]byte("{% include 'a/x.jinja' %}"), third); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := Render([]byte("{{ tpldir is defined }}"), &Context{NoSLS: true}); err != nil || out != "False" {
+		t.Errorf("after a load without sls, tpldir leaked: %q %v", out, err)
+	}
+	// The same source with other values renders the new values.
+	for _, os := range []string{"Debian", "RedHat"} {
+		out, err := Render([]byte("{{ grains.os }}"), &Context{SLS: "x", Grains: value.MapOf("os", os)})
+		if err != nil || out != os {
+			t.Errorf("got %q %v, want %s", out, err, os)
+		}
+	}
+}

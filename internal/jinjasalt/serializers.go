@@ -18,7 +18,7 @@ import (
 func tojson(v any, indent any, opts *value.Map) (any, error) {
 	o := value.JSONOptions{Indent: -1, EnsureASCII: true}
 	if indent != nil {
-		n, err := asInt(indent, "indent")
+		n, err := asInt(indent)
 		if err != nil {
 			return nil, err
 		}
@@ -33,7 +33,7 @@ func tojson(v any, indent any, opts *value.Map) (any, error) {
 			o.SortKeys = truthy(val)
 		case "indent":
 			if val != nil {
-				o.Indent, err = asInt(val, "indent")
+				o.Indent, err = asInt(val)
 			}
 		case "separators":
 			items, e := iterate(val)
@@ -142,7 +142,7 @@ func jsonable(v any) any {
 func formatJSON(v, sortKeys, indent any) (any, error) {
 	o := value.JSONOptions{Indent: -1, SortKeys: truthy(sortKeys)}
 	if indent != nil {
-		n, err := asInt(indent, "indent")
+		n, err := asInt(indent)
 		if err != nil {
 			return nil, err
 		}

@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"crypto/sha1"
 	"encoding/base64"
-	"math"
 	"math/big"
 	"regexp"
 	"strings"
@@ -109,11 +108,7 @@ func humanToBytes(size any, defaultUnit string, handleMetric bool) (any, error) 
 	}
 	switch x := val.(type) {
 	case float64:
-		f := x * float64FromBig(mult)
-		if math.IsInf(f, 0) || math.IsNaN(f) {
-			return pyInt(f)
-		}
-		return pyInt(f)
+		return pyInt(x * float64FromBig(mult))
 	default:
 		b, _ := value.AsBig(x)
 		return value.NormInt(new(big.Int).Mul(b, mult)), nil
@@ -357,7 +352,7 @@ func init() {
 		return isHex(b.vals[0]), nil
 	})
 	filter("random_str", su, newSig("random", "size", int64(32)), func(b *bound) (any, error) {
-		n, err := asInt(b.vals[0], "size")
+		n, err := asInt(b.vals[0])
 		if err != nil {
 			return nil, err
 		}

@@ -162,3 +162,12 @@ func FuzzCompound(f *testing.F) {
 		Compound(c, s)
 	})
 }
+
+func FuzzFnmatch(f *testing.F) {
+	for _, s := range []string{"web*", "[a-]", "[!]", "[]]", "a[b", "[z-a]x", `\[`} {
+		f.Add("web01", s)
+	}
+	f.Fuzz(func(t *testing.T, name, pat string) {
+		Fnmatch(name, pat)
+	})
+}

@@ -16,7 +16,7 @@ func init() {
 	execmod.Register("defaults.update", defaultsUpdate, "Merge defaults under every entry of dest (merge_lists=True, in_place=True, convert_none=True).")
 }
 
-func asMap(fun, arg string, v any) (*value.Map, error) {
+func defaultsAsMap(fun, arg string, v any) (*value.Map, error) {
 	m, ok := v.(*value.Map)
 	if !ok {
 		return nil, &execmod.CommandExecutionError{Msg: fmt.Sprintf("%s: %s must be a dictionary, not %s", fun, arg, value.TypeName(v))}
@@ -30,10 +30,10 @@ func defaultsMerge(_ *execmod.Context, args []any, kwargs *value.Map) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	return mergeDefaults(v[0], v[1], value.Truthy(v[2]), value.Truthy(v[3]), value.Truthy(v[4]))
+	return defaultsMergeInto(v[0], v[1], value.Truthy(v[2]), value.Truthy(v[3]), value.Truthy(v[4]))
 }
 
-func mergeDefaults(dest, src any, mergeLists, inPlace, convertNone bool) (any, error) {
+func defaultsMergeInto(dest, src any, mergeLists, inPlace, convertNone bool) (any, error) {
 	if src == nil && convertNone {
 		src = value.NewMap(0)
 	}
@@ -43,11 +43,11 @@ func mergeDefaults(dest, src any, mergeLists, inPlace, convertNone bool) (any, e
 		}
 		dest = value.NewMap(0)
 	}
-	d, err := asMap("defaults.merge", "dest", dest)
+	d, err := defaultsAsMap("defaults.merge", "dest", dest)
 	if err != nil {
 		return nil, err
 	}
-	s, err := asMap("defaults.merge", "src", src)
+	s, err := defaultsAsMap("defaults.merge", "src", src)
 	if err != nil {
 		return nil, err
 	}
@@ -78,14 +78,14 @@ func defaultsUpdate(_ *execmod.Context, args []any, kwargs *value.Map) (any, err
 		if dest == nil {
 			return nil, &execmod.CommandExecutionError{Msg: "Can't perform in-place update into NoneType"}
 		}
-		if nodes, err = asMap("defaults.update", "dest", dest); err != nil {
+		if nodes, err = defaultsAsMap("defaults.update", "dest", dest); err != nil {
 			return nil, err
 		}
 	} else {
 		if dest == nil && convertNone {
 			dest = value.NewMap(0)
 		}
-		d, err := asMap("defaults.update", "dest", dest)
+		d, err := defaultsAsMap("defaults.update", "dest", dest)
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +97,7 @@ func defaultsUpdate(_ *execmod.Context, args []any, kwargs *value.Map) (any, err
 	for i, k := range nodes.Keys() {
 		_ = k
 		_, nodeVars := nodes.At(i)
-		merged, err := mergeDefaults(value.DeepCopy(defs), nodeVars, mergeLists, true, convertNone)
+		merged, err := defaultsMergeInto(value.DeepCopy(defs), nodeVars, mergeLists, true, convertNone)
 		if err != nil {
 			return nil, err
 		}

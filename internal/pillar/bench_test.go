@@ -39,8 +39,16 @@ func benchTree(b testing.TB, nfiles int) string {
 
 // BenchmarkCompile1000 compiles 1,000 generated SLS files (about 50,000
 // keys) with the yaml renderer and the default (smart) merge strategy.
-func BenchmarkCompile1000(b *testing.B) {
-	dir := benchTree(b, 1000)
+//
+//	go test ./internal/pillar -run XXX -bench 'Compile(1000|5000)$' -benchtime 3x
+func BenchmarkCompile1000(b *testing.B) { benchCompile(b, 1000) }
+
+// BenchmarkCompile5000 is the same with 5,000 files (about 250,000 keys):
+// the cost per file must not grow with the number of files.
+func BenchmarkCompile5000(b *testing.B) { benchCompile(b, 5000) }
+
+func benchCompile(b *testing.B, nfiles int) {
+	dir := benchTree(b, nfiles)
 	opts := testOpts(b, dir, "")
 	o := pillar.Options{Opts: opts, MinionID: "minion", Grains: value.MapOf("id", "minion"), Render: pillar.Renderers{}.Render()}
 	b.ReportAllocs()
@@ -54,7 +62,8 @@ func BenchmarkCompile1000(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	if n := countKeys(p); n < 45000 {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(nfiles), "ns/file")
+	if n := countKeys(p); n < 45*nfiles {
 		b.Fatalf("only %d keys", n)
 	}
 }

@@ -119,6 +119,7 @@ type compiler struct {
 	pillarenv string
 	roots     *roots
 	avail     map[string][]string
+	availSet  map[string]map[string]int // name -> count, for plain names
 	strategy  string
 	renderer  string
 	lists     bool
@@ -187,8 +188,15 @@ func newCompiler(o Options) *compiler {
 	c.opts = opts
 
 	c.avail = map[string][]string{}
+	c.availSet = map[string]map[string]int{}
 	for _, e := range c.envs() {
-		c.avail[e] = c.roots.listStates(e)
+		names := c.roots.listStates(e)
+		c.avail[e] = names
+		set := make(map[string]int, len(names))
+		for _, n := range names {
+			set[n]++
+		}
+		c.availSet[e] = set
 	}
 	c.strategy = "smart"
 	if s := optString(src, "pillar_source_merging_strategy"); s != "" {
@@ -573,6 +581,20 @@ func (c *compiler) topMatches(top *envTargets) []envMatch {
 	return out
 }
 
+// filter is match.FnmatchFilter(avail, pattern) for the names of env: a
+// plain name is looked up instead of compared with every name, which made
+// large pillars quadratic.
+func (c *compiler) filter(env string, avail []string, pattern string) []string {
+	if match.IsGlob(pattern) {
+		return match.FnmatchFilter(avail, pattern)
+	}
+	var out []string
+	for n := c.availSet[env][pattern]; n > 0; n-- {
+		out = append(out, pattern)
+	}
+	return out
+}
+
 // renderPillar renders the matched SLS files and merges them in order.
 func (c *compiler) renderPillar(matches []envMatch) (*value.Map, []string) {
 	pillar := value.NewMap(0)
@@ -593,7 +615,7 @@ func (c *compiler) renderPillar(matches []envMatch) (*value.Map, []string) {
 		for _, pat := range m.sls {
 			var matched []string
 			if haveEnv {
-				matched = match.FnmatchFilter(avail, pat)
+				matched = c.filter(m.env, avail, pat)
 			} else {
 				errs = append(errs, fmt.Sprintf("No matching pillar environment for environment '%s' found", m.env))
 			}
@@ -708,7 +730,7 @@ func (c *compiler) renderPstate(sls, env string, mods map[string]any, defaults *
 		var matched []string
 		avail, haveEnv := c.avail[env]
 		if haveEnv {
-			matched = match.FnmatchFilter(avail, strings.ReplaceAll(strings.TrimLeft(sub, "."), "/", "."))
+			matched = c.filter(env, avail, strings.ReplaceAll(strings.TrimLeft(sub, "."), "/", "."))
 			if strings.HasPrefix(sub, ".") {
 				var parts []string
 				if strings.HasSuffix(source, "/init.sls") {
@@ -719,7 +741,7 @@ func (c *compiler) renderPstate(sls, env string, mods map[string]any, defaults *
 				}
 				sub = strings.Join(append(parts, sub[1:]), ".")
 			}
-			matched = append(matched, match.FnmatchFilter(avail, sub)...)
+			matched = append(matched, c.filter(env, avail, sub)...)
 		} else {
 			errs = append(errs, fmt.Sprintf("No matching pillar environment for environment '%s' found", env))
 			matched = []string{sub}

@@ -71,20 +71,32 @@ func (c *Call) Name() string { return c.Str("name") }
 
 // Get returns the argument k.
 func (c *Call) Get(k string) any {
-	v, _ := c.Args.Get(k)
+	v, _ := c.Args.Get(c.key(k))
 	return v
+}
+
+// key returns k as an interface value, reusing the function's boxed
+// parameter names so that lookups do not allocate.
+func (c *Call) key(k string) any {
+	if c.Fun != nil {
+		c.Fun.isParam("")
+		if i, ok := c.Fun.paramIdx[k]; ok {
+			return c.Fun.paramKeys[i]
+		}
+	}
+	return k
 }
 
 // Has reports whether the argument k is set and not None.
 func (c *Call) Has(k string) bool {
-	v, ok := c.Args.Get(k)
+	v, ok := c.Args.Get(c.key(k))
 	return ok && v != nil
 }
 
 // Str returns the argument k as Python's str() would print it, "" for None
 // or a missing argument.
 func (c *Call) Str(k string) string {
-	v, ok := c.Args.Get(k)
+	v, ok := c.Args.Get(c.key(k))
 	if !ok || v == nil {
 		return ""
 	}

@@ -81,12 +81,6 @@ func init() {
 		Params: []statemod.Param{statemod.Req("name"), statemod.Req("source"), p("force", false), p("makedirs", false)}})
 }
 
-// managedSource is the result of resolving a file.managed source.
-type managedSource struct {
-	url  string
-	data []byte
-}
-
 func readSource(c *statemod.Call, src string) ([]byte, error) {
 	if rest, ok := strings.CutPrefix(src, "salt://"); ok {
 		env := c.Saltenv
@@ -573,6 +567,13 @@ func manageFile(c *statemod.Call, name string, want []byte, hasWant, fromContent
 				} else if d := fileDiff(old, want); d != "" {
 					changes.Set("diff", d)
 				}
+				mode := c.Str("backup")
+				if mode == "" {
+					mode = value.Str(c.Opt("backup_mode"))
+				}
+				if mode == "minion" || mode == "both" {
+					_ = backupMinion(real, value.Str(c.Opt("cachedir")))
+				}
 				if err := writeAtomic(real, want, false); err != nil {
 					return fileErr(ret, "Failed to commit change: "+err.Error())
 				}
@@ -1032,7 +1033,6 @@ func fileDirectory(c *statemod.Call) (*value.Map, error) {
 	if !c.Bool("children_only") {
 		checkPerms(name, ret, user, group, dirMode, follow, false)
 	}
-	changes = mapGet(ret, "changes").(*value.Map)
 	if rset != nil {
 		u, g, dm, fm := user, group, dirMode, fileMode
 		if rset["user"] {
@@ -1055,8 +1055,7 @@ func fileDirectory(c *statemod.Call) (*value.Map, error) {
 			dm, fm = nil, nil
 		}
 		if rset["silent"] {
-			changes = value.MapOf("recursion", "Changes silenced")
-			ret.Set("changes", changes)
+			ret.Set("changes", value.MapOf("recursion", "Changes silenced"))
 		}
 		for _, e := range walk {
 			if !rset["ignore_files"] {
@@ -1549,7 +1548,7 @@ func copyPlain(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(dst, data, st.Mode().Perm()); err != nil {
+	if err := writeAtomic(dst, data, false); err != nil {
 		return err
 	}
 	return os.Chmod(dst, st.Mode().Perm())

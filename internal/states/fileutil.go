@@ -6,7 +6,6 @@ package states
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -360,20 +359,6 @@ func writeAtomic(path string, data []byte, private bool) error {
 	return nil
 }
 
-// copyFileAtomic copies src over dst atomically (writeAtomic).
-func copyFileAtomic(src, dst string) error {
-	f, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return err
-	}
-	return writeAtomic(dst, data, false)
-}
-
 // makedirs is file.makedirs_: create the missing parents of path (not path
 // itself) with user, group and mode.
 func makedirs(path string, u, g, mode any) error {
@@ -579,4 +564,35 @@ func checkIncludeExclude(path string, include, exclude any) bool {
 		return !matches(exclude)
 	}
 	return matches(include) && !matches(exclude)
+}
+
+// backupMinion is salt.utils.files.backup_minion: keep a copy of path
+// under cachedir/file_backup before it is replaced.
+func backupMinion(path, cachedir string) error {
+	if cachedir == "" {
+		return nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	dname, bname := filepath.Split(path)
+	now := time.Now()
+	stamp := fmt.Sprintf("%s%06d_%s", now.Format("Mon_Jan_02_15:04:05_"), now.Nanosecond()/1000, now.Format("2006"))
+	dir := filepath.Join(cachedir, "file_backup", strings.Trim(dname, "/"))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	bk := filepath.Join(dir, bname+"_"+stamp)
+	if err := os.WriteFile(bk, data, st.Mode().Perm()); err != nil {
+		return err
+	}
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		_ = os.Chown(bk, int(s.Uid), int(s.Gid))
+	}
+	return nil
 }

@@ -21,7 +21,7 @@ package value
 
 // hashSmall is the size up to which a Map finds keys by a linear scan and
 // keeps no index.
-const hashSmall = 8
+const hashSmall = 16
 
 // Map is an insertion-ordered mapping with Python dict semantics: keys are
 // compared by Python equality (1, 1.0 and True are the same key), setting an
@@ -30,7 +30,8 @@ type Map struct {
 	keys []any
 	vals []any
 	// Indexes, built once the map outgrows a linear scan: string keys
-	// (the common case, kept unboxed) and every other normalized key.
+	// (the common case, kept unboxed) and every other normalized key (idx
+	// only once there is one; sidx is set whenever the map is indexed).
 	sidx map[string]int
 	idx  map[any]int
 	// ordered marks a Python OrderedDict (what Salt's YAML loader builds):
@@ -50,7 +51,12 @@ func (m *Map) Ordered() bool { return m != nil && m.ordered }
 
 // NewMap returns an empty map with room for n entries.
 func NewMap(n int) *Map {
-	return &Map{keys: make([]any, 0, n), vals: make([]any, 0, n)}
+	if n <= 0 {
+		return &Map{}
+	}
+	// one allocation for both slices; appending past n moves each away
+	buf := make([]any, 2*n)
+	return &Map{keys: buf[:0:n], vals: buf[n:n:2*n]}
 }
 
 // MapOf builds a map from alternating keys and values.
@@ -89,7 +95,7 @@ func (m *Map) find(k any) int {
 		return -1
 	}
 	hk := HashKey(k)
-	if m.idx != nil {
+	if m.sidx != nil {
 		if i, ok := m.idx[hk]; ok {
 			return i
 		}
@@ -137,13 +143,16 @@ func (m *Map) index(k any, i int) {
 	if s, ok := k.(string); ok {
 		m.sidx[s] = i
 	} else {
+		if m.idx == nil {
+			m.idx = make(map[any]int)
+		}
 		m.idx[HashKey(k)] = i
 	}
 }
 
 func (m *Map) reindex() {
 	m.sidx = make(map[string]int, len(m.keys))
-	m.idx = make(map[any]int)
+	m.idx = nil
 	for i, k := range m.keys {
 		m.index(k, i)
 	}

@@ -165,3 +165,37 @@ func BenchmarkMapSetGet(b *testing.B) {
 		}
 	}
 }
+
+// TestMapIndexed checks lookups once a map is past its linear-scan size,
+// with string and other keys mixed, across Delete, Insert and Copy.
+func TestMapIndexed(t *testing.T) {
+	for _, n := range []int{3, hashSmall, hashSmall + 1, 40} {
+		m := NewMap(0)
+		for i := 0; i < n; i++ {
+			m.Set(Str(int64(i)), int64(i))
+		}
+		m.Set(int64(1), "one")
+		m.Set(true, "true") // 1 == True
+		m.Set(2.0, "two")
+		if v, _ := m.Get(int64(1)); v != "true" || m.Len() != n+2 {
+			t.Fatalf("n=%d: Get(1) = %v, Len %d", n, v, m.Len())
+		}
+		if v, ok := m.Get(int64(2)); !ok || v != "two" {
+			t.Errorf("n=%d: Get(2) = %v %v", n, v, ok)
+		}
+		m.Delete("0")
+		m.Insert(0, "first", nil)
+		c := m.Copy()
+		for _, mm := range []*Map{m, c} {
+			if _, ok := mm.Get("0"); ok {
+				t.Errorf("n=%d: deleted key found", n)
+			}
+			if k, _ := mm.At(0); k != "first" || !mm.Has(1.0) || mm.Has(int64(3)) {
+				t.Errorf("n=%d: bad map %s", n, Repr(mm))
+			}
+			if v, _ := mm.Get(Str(int64(n - 1))); n > 1 && v != int64(n-1) {
+				t.Errorf("n=%d: last key lost", n)
+			}
+		}
+	}
+}

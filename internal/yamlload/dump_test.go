@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"brine/internal/value"
@@ -104,6 +105,8 @@ func (d *tagDecoder) decode(t *testing.T, raw any) any {
 			}
 			if tag == "dict" {
 				d.dicts[mp] = true
+			} else {
+				mp.SetOrdered(true)
 			}
 			return mp
 		}
@@ -140,7 +143,12 @@ func TestDumpGolden(t *testing.T) {
 			ExplicitStart:    c.Opts.ExplicitStart,
 			ExplicitEnd:      c.Opts.ExplicitEnd,
 			LineBreak:        c.Opts.LineBreak,
-			SortMap:          func(m *value.Map) bool { return sortKeys && d.dicts[m] },
+			SortKeys:         sortKeys,
+		}
+		if i%2 == 1 {
+			// the same through the per-map hook
+			opts.SortKeys = false
+			opts.SortMap = func(m *value.Map) bool { return sortKeys && d.dicts[m] }
 		}
 		got, err := Dump(v, opts)
 		if err != nil {
@@ -150,5 +158,35 @@ func TestDumpGolden(t *testing.T) {
 		if got != c.Out {
 			t.Errorf("case %d %s opts %+v:\n got %q\nwant %q", i, value.Repr(v), c.Opts, got, c.Out)
 		}
+	}
+}
+
+// TestDumpOutYAML rebuilds the state return of the conformance case
+// runtime/out_yaml and checks Salt's `--out yaml` text (safe_dump with
+// default_flow_style=False; state returns are plain dicts, so sorted).
+func TestDumpOutYAML(t *testing.T) {
+	want, err := os.ReadFile("../../../shared/conformance/cases/runtime/out_yaml/expected.txt")
+	if err != nil {
+		t.Skip("conformance case not found")
+	}
+	chunk := func(id, name, comment string, result bool, run int64, changes *value.Map) *value.Map {
+		return value.MapOf("name", name, "changes", changes, "result", result, "comment", comment,
+			"__sls__", "main", "__run_num__", run, "start_time", "10:00:00.123456", "duration", 1.234, "__id__", id)
+	}
+	ret := value.MapOf("local", value.MapOf(
+		"test_|-changer_|-changer_|-succeed_with_changes", chunk("changer", "changer", "Success!", true, 0,
+			value.MapOf("testing", value.MapOf("old", "Unchanged", "new", "Something pretended to change"))),
+		"test_|-broken_|-broken_|-fail_without_changes", chunk("broken", "broken", "Failure!", false, 1, value.NewMap(0)),
+		"cmd_|-run_it_|-echo hi_|-run", chunk("run_it", "echo hi", `Command "echo hi" run`, true, 2,
+			value.MapOf("pid", int64(4242), "retcode", int64(0), "stdout", "hi", "stderr", "")),
+	))
+	got, err := Dump(ret, DumpOptions{DefaultFlowStyle: FlowStyle(false), AllowUnicode: true, SortKeys: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = strings.NewReplacer("pid: 4242", "pid: {pid}", "duration: 1.234", "duration: {duration}",
+		"start_time: '10:00:00.123456'", "start_time: {start_time}").Replace(got)
+	if got != string(want) {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }

@@ -1,11 +1,3 @@
-// Package yamlload reads YAML into brine values with the semantics of Salt
-// 3006's SaltYamlSafeLoader (YAML 1.1 resolution as PyYAML's SafeLoader does
-// it, plus Salt's integer, timestamp, merge and duplicate-key rules), and
-// writes values back as YAML text the way PyYAML's safe_dump does.
-//
-// Loading builds on go.yaml.in/yaml/v4's node tree; resolution and
-// construction are done here. Errors are *Error values shaped like PyYAML's
-// MarkedYAMLError.
 package yamlload
 
 import (
@@ -21,25 +13,35 @@ import (
 	"brine/internal/value"
 )
 
-// Load parses data as a single YAML document with Salt's loader rules and
-// returns its value: nil, bool, int64, *big.Int, float64, string, []byte,
-// *value.Map or *value.List. An empty or comment-only document is nil. name
-// is the file name, recorded in errors for diagnostics. Every error is an
-// *Error.
+// Load parses data as a single YAML document with the rules of Salt's yaml
+// renderer and returns its value: nil, bool, int64, *big.Int, float64,
+// string, []byte, *value.Map (marked Ordered, as the renderer builds
+// OrderedDicts) or *value.List. An empty or comment-only document is nil.
+// name is the file name, recorded in errors for diagnostics. Every error is
+// an *Error.
 func Load(data []byte, name string) (any, error) {
 	return load(data, name, false)
 }
 
 // SafeLoad is Load with the semantics of salt.utils.yaml.safe_load, which
 // Salt uses outside the yaml renderer (load_yaml, import_yaml, CLI
-// arguments): mappings are plain dicts, so a mapping used as a key is an
-// error ("found unacceptable key ...") instead of data the renderer
-// rejects later.
+// arguments): mappings are plain dicts (not marked Ordered), so a mapping
+// used as a key is an error ("found unacceptable key ...") instead of data
+// the renderer rejects later.
 func SafeLoad(data []byte, name string) (any, error) {
 	return load(data, name, true)
 }
 
 func load(data []byte, name string, plainDicts bool) (any, error) {
+	if v, ok := fastLoad(data, plainDicts); ok {
+		return v, nil
+	}
+	return slowLoad(data, name, plainDicts)
+}
+
+// slowLoad is load through go-yaml's node tree: every document, and every
+// error.
+func slowLoad(data []byte, name string, plainDicts bool) (any, error) {
 	root, err := parseSingle(data, name)
 	if err != nil || root == nil {
 		return nil, err
@@ -435,7 +437,8 @@ func (c *constructor) construct(n *yaml.Node) (any, error) {
 		case tagSeq, tagSet, tagPairs:
 			out = value.NewList()
 		default:
-			out = value.NewMap(len(n.Content) / 2)
+			// the yaml renderer builds OrderedDicts, safe_load plain dicts
+			out = value.NewMap(len(n.Content) / 2).SetOrdered(!c.plainDicts)
 		}
 		if c.objs == nil {
 			c.objs = make(map[*yaml.Node]any)

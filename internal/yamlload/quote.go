@@ -35,12 +35,10 @@ func SingleQuote(s string) string {
 	return e.out.String()
 }
 
-// ErrNotScalar is returned by EncodeScalar for a list or mapping.
-var ErrNotScalar = errors.New("yaml_encode does not support non-scalar values")
-
 // EncodeScalar is Salt's yaml_encode filter: the YAML text of a scalar
 // value, strings double-quoted, other scalars as PyYAML represents them
-// (true, null, 10, 1.5).
+// (true, null, 10, 1.5). A list or mapping is an error with Salt's
+// TypeError text.
 func EncodeScalar(v any) (string, error) {
 	switch x := v.(type) {
 	case string:
@@ -51,13 +49,13 @@ func EncodeScalar(v any) (string, error) {
 	case []byte:
 		return encodeBytes(x), nil
 	}
-	return "", ErrNotScalar
+	return "", errors.New("yaml_encode() only works with YAML scalar data; failed for <class '" + value.TypeName(v) + "'>")
 }
 
 // FormatYAML is Salt's Jinja `yaml` filter (format_yaml): safe_dump with
 // default_flow_style set to flowStyle, trimmed of surrounding whitespace
-// and of a final "..." line. sortMap says which mappings were plain Python
-// dicts (sorted); nil sorts them all.
+// and of a final "..." line. Plain dicts are sorted and OrderedDicts kept
+// (value.Map.Ordered) unless sortMap, when not nil, says otherwise.
 func FormatYAML(v any, flowStyle bool, sortMap func(*value.Map) bool) string {
 	opts := SaltDumpOptions()
 	opts.DefaultFlowStyle = FlowStyle(flowStyle)

@@ -27,11 +27,12 @@ type DumpOptions struct {
 	AllowUnicode bool
 	// ExplicitStart and ExplicitEnd write the "---" and "..." markers.
 	ExplicitStart, ExplicitEnd bool
-	// SortKeys sorts the keys of every mapping (PyYAML's sort_keys, true by
-	// default there), when they are of comparable types.
+	// SortKeys is PyYAML's sort_keys (true by default there): the keys of
+	// every plain dict are sorted, when they are of comparable types. A map
+	// marked Ordered (an OrderedDict) keeps its order, as with Salt's
+	// SafeOrderedDumper.
 	SortKeys bool
-	// SortMap, when set, decides per mapping instead of SortKeys. Salt's
-	// dumper keeps an OrderedDict's order and sorts a plain dict.
+	// SortMap, when set, decides per mapping instead of SortKeys.
 	SortMap func(*value.Map) bool
 	// LineBreak is "\n" (default), "\r" or "\r\n".
 	LineBreak string
@@ -104,7 +105,7 @@ func (r *representer) represent(v any) *rnode {
 			pairs = append(pairs, [2]any{k, v})
 			return true
 		})
-		if r.opts.SortMap != nil && r.opts.SortMap(x) || r.opts.SortMap == nil && r.opts.SortKeys {
+		if r.sorts(x) {
 			sortPairs(pairs)
 		}
 		best := true
@@ -134,6 +135,15 @@ func (r *representer) represent(v any) *rnode {
 	}
 	// Salt's SafeOrderedDumper writes any other object as NULL.
 	return &rnode{tag: tagNull, value: "NULL"}
+}
+
+// sorts reports whether m's keys are sorted: Salt's SafeOrderedDumper
+// keeps an OrderedDict's order and sorts a plain dict under sort_keys.
+func (r *representer) sorts(m *value.Map) bool {
+	if r.opts.SortMap != nil {
+		return r.opts.SortMap(m)
+	}
+	return r.opts.SortKeys && !m.Ordered()
 }
 
 func (r *representer) fillSeq(n *rnode, items []any) {

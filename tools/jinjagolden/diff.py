@@ -82,8 +82,41 @@ def ws_templates():
         yield src, opts[i % 4]
 
 
+PROG_FILES = {
+    "base": "B[{% set bv = 'bv' %}{% block one %}one-base{% endblock %}|"
+            "{% for i in [1, 2] %}{% block two scoped %}two-base{{ i }}{% endblock %}{% endfor %}|"
+            "{% block three %}three-base{{ bv|default('-') }}{% endblock %}]{{ cv|default('-') }}",
+    "mid": "{% extends 'base' %}{% block one %}mid({{ super() }}){% endblock %}",
+    "inc": "inc:{{ a }}{{ b|default('-') }}{% set a = 'inc-set' %}{{ a }}",
+    "lib": "{% set g = 'G' %}{% macro f(x) %}f{{ x }}{% endmacro %}"
+           "{% macro h() %}h{{ a|default('?') }}{% endmacro %}",
+}
+
+
+def ext_templates(count=400, seed=11):
+    """Random child templates extending base or mid."""
+    import random
+
+    rnd = random.Random(seed)
+    bodies = ["x", "{{ super() }}", "[{{ super() }}]", "{{ i|default('noi') }}", "{{ cv|default('nocv') }}",
+              "{{ self.one() }}", "{% set q = 1 %}{{ q }}", "{{ bv|default('nobv') }}",
+              "{% for j in 'ab' %}{{ j }}{{ super() }}{% endfor %}"]
+    for _ in range(count):
+        parts = ["pre-" if rnd.random() < 0.3 else "",
+                 "{% extends '" + rnd.choice(["base", "mid"]) + "' %}"]
+        if rnd.random() < 0.5:
+            parts.append("{% set cv = 'child' %}")
+        for b in rnd.sample(["one", "two", "three"], rnd.randint(0, 3)):
+            parts.append("{%% block %s %%}%s{%% endblock %%}" % (b, rnd.choice(bodies)))
+        parts.append("ignored{{ 1 }}")
+        yield "".join(parts), ""
+
+
 def py_render(src, opts=""):
-    r = gen.render_case({"name": "x", "parts": {"template": src, "options": opts}})
+    parts = {"template": src, "options": opts}
+    for k, v in PROG_FILES.items():
+        parts["file " + k] = v
+    r = gen.render_case({"name": "x", "parts": parts})
     if "output" in r:
         return {"out": r["output"]}
     return {"type": r["error"]["type"], "msg": r["error"]["message"]}
@@ -94,6 +127,8 @@ def main():
         srcs = list(ws_templates())
     elif len(sys.argv) > 1 and sys.argv[1] == "prog":
         srcs = list(prog_templates())
+    elif len(sys.argv) > 1 and sys.argv[1] == "ext":
+        srcs = list(ext_templates())
     elif len(sys.argv) > 1:
         srcs = [(l, "") for l in open(sys.argv[1]).read().split("\n") if l.strip()]
     else:
@@ -103,7 +138,7 @@ def main():
         path = f.name
     env = dict(os.environ, JINJA_ADHOC=path)
     subprocess.run(["go", "test", "-count=1", "-run", "TestAdhoc", "./internal/jinja/"],
-                   cwd=gen.ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
+                   cwd=gen.ROOT, env=env, check=True, stdout=sys.stderr)
     got = json.load(open(path + ".out"))
     bad = 0
     for (src, opts), g in zip(srcs, got):
@@ -138,7 +173,7 @@ def prog_templates(count=1500, seed=7):
         if c == 4:
             return "%s|default(%s)" % (rnd.choice(names), expr(d + 1))
         if c == 5:
-            return "(%s %s %s)" % (expr(d + 1), rnd.choice(["+", "~", "*", "==", "and", "or", "in"]), expr(d + 1))
+            return "(%s %s %s)" % (expr(d + 1), rnd.choice(["+", "~", "==", "and", "or", "in"]), expr(d + 1))
         if c == 6:
             return "%s if %s else %s" % (expr(d + 1), expr(d + 1), expr(d + 1))
         if c == 7:
@@ -148,7 +183,7 @@ def prog_templates(count=1500, seed=7):
         return "%s|length" % rnd.choice(["'abc'", "[1, 2]", "x"])
 
     def stmt(d=0):
-        c = rnd.randint(0, 8 if d < 2 else 3)
+        c = rnd.randint(0, 16 if d < 2 else 3)
         n = rnd.choice(names)
         if c == 0:
             return "{{ %s }}" % expr()
@@ -160,17 +195,35 @@ def prog_templates(count=1500, seed=7):
             return "{%% do l.append(%s) %%}" % expr()
         if c == 4:
             return "{%% for %s in %s %%}%s%s{%% endfor %%}" % (
-                n, rnd.choice(["[1, 2]", "'ab'", "l", "range(2)"]), stmt(d + 1), stmt(d + 1))
+                n, rnd.choice(["[1, 2]", "'ab'", "l|list", "range(2)"]), stmt(d + 1), stmt(d + 1))
         if c == 5:
             return "{%% if %s %%}%s{%% else %%}%s{%% endif %%}" % (expr(), stmt(d + 1), stmt(d + 1))
         if c == 6:
             return "{%% with %s = %s %%}%s{%% endwith %%}" % (n, expr(), stmt(d + 1))
         if c == 7:
             return "{%% set %s %%}%s{%% endset %%}" % (n, stmt(d + 1))
-        return "{%% macro m(p=1) %%}%s{{ p }}{%% endmacro %%}" % stmt(d + 1)
+        if c == 8:
+            return "{%% macro m(p=1) %%}%s{{ p }}{%% endmacro %%}" % stmt(d + 1)
+        if c == 9:
+            return "{%% for %s in [1, 2, 3] %%}{%% if %s == 2 %%}{%% %s %%}{%% endif %%}%s{{ loop.index }}{%% endfor %%}" % (
+                n, n, rnd.choice(["break", "continue"]), stmt(d + 1))
+        if c == 10:
+            return "{%% call(v) w(%s) %%}[{{ v }}%s]{%% endcall %%}" % (expr(), stmt(d + 1))
+        if c == 11:
+            return "{%% filter upper %%}%s{%% endfilter %%}" % stmt(d + 1)
+        if c == 12:
+            return "{%% include 'inc' %%}"
+        if c == 13:
+            return "{%% from 'lib' import f, g %%}{{ f(%s) }}{{ g }}" % expr()
+        if c == 14:
+            return "{%% import 'lib' as lib %%}{{ lib.g }}{{ lib.f(%s) }}" % expr()
+        if c == 15:
+            return "{%% from 'lib' import h with context %%}{{ h() }}"
+        return "{%% set %s, %s = %s, %s %%}" % (n, rnd.choice(names), expr(), expr())
 
     head = "{% set a = 1 %}{% set b = 'q' %}{% set x = [0] %}{% set l = [] %}{% set ns = namespace(v=0) %}" \
-           "{% macro m(p) %}<{{ p }}>{% endmacro %}"
+           "{% macro m(p) %}<{{ p }}>{% endmacro %}" \
+           "{% macro w(p) %}({% for i in [p, 'z'] %}{{ caller(i) }}{% endfor %}){% endmacro %}"
     for _ in range(count):
         body = "".join(stmt() for _ in range(rnd.randint(1, 5)))
         yield head + body + "|{{ a }}{{ b }}{{ x }}{{ l }}{{ ns.v }}", ""

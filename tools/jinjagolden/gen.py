@@ -223,10 +223,19 @@ def write_bulk():
     import diff  # noqa: PLC0415 (same directory)
 
     out = []
-    srcs = [(t, "") for t in diff.templates()] + list(diff.ws_templates())
-    for src, opts in srcs:
-        r = render_case({"name": "bulk", "parts": {"template": src, "options": opts}})
+    srcs = [(t, "", False) for t in diff.templates()]
+    srcs += [(t, o, False) for t, o in diff.ws_templates()]
+    srcs += [(t, o, True) for t, o in diff.prog_templates(800)]
+    srcs += [(t, o, True) for t, o in diff.ext_templates(400)]
+    for src, opts, with_files in srcs:
+        parts = {"template": src, "options": opts}
+        if with_files:
+            for k, v in diff.PROG_FILES.items():
+                parts["file " + k] = v
+        r = render_case({"name": "bulk", "parts": parts})
         case = {"t": src}
+        if with_files:
+            case["files"] = True
         if opts:
             case["opts"] = opts
         if "output" in r:

@@ -112,9 +112,8 @@ func (a *Apk) Candidates(ctx context.Context, names []string, _ string) (map[str
 }
 
 // Refresh runs apk update.
-func (a *Apk) Refresh(ctx context.Context) error {
-	_, err := system.Must(ctx, a.Runner, system.Cmd{Name: "apk", Args: []string{"update"}})
-	return err
+func (a *Apk) Refresh(ctx context.Context) (system.Result, error) {
+	return system.Must(ctx, a.Runner, system.Cmd{Name: "apk", Args: []string{"update"}})
 }
 
 // Install runs one apk add (name=version pins a version).

@@ -32,7 +32,7 @@ func (a *Apt) Name() string { return "apt" }
 func (a *Apt) Compare(x, y string) int { return sign(CompareDebian(x, y)) }
 
 // aptEnv is the environment Salt runs apt-get with.
-var aptEnv = []string{"DEBIAN_FRONTEND=noninteractive", "APT_LISTBUGS_FRONTEND=none", "APT_LISTCHANGES_FRONTEND=none"}
+var aptEnv = []string{"APT_LISTBUGS_FRONTEND=none", "APT_LISTCHANGES_FRONTEND=none", "DEBIAN_FRONTEND=noninteractive", "UCF_FORCE_CONFFOLD=1"}
 
 func (a *Apt) nativeArch() string {
 	if a.Arch != "" {
@@ -108,9 +108,21 @@ func (a *Apt) displayName(e dpkgEntry) string {
 	return e.Package
 }
 
-// ListInstalled reads dpkg's status database: packages wanted installed or
-// held whose state is installed, as Salt's aptpkg.list_pkgs.
+// ListInstalled reads dpkg's status database with the rules of Salt's
+// aptpkg.list_pkgs: packages wanted installed (or deinstalled) or held
+// whose state mentions installed, and packages wanted purged that are
+// still installed.
 func (a *Apt) ListInstalled(context.Context) (Installed, error) {
+	return a.list(false)
+}
+
+// ListRemoved lists the packages removed but not purged (their
+// configuration files remain), as list_pkgs(removed=True).
+func (a *Apt) ListRemoved(context.Context) (Installed, error) {
+	return a.list(true)
+}
+
+func (a *Apt) list(removed bool) (Installed, error) {
 	entries, err := a.statusEntries()
 	if err != nil {
 		return nil, err
@@ -118,10 +130,20 @@ func (a *Apt) ListInstalled(context.Context) (Installed, error) {
 	out := Installed{}
 	for _, e := range entries {
 		f := strings.Fields(e.Status)
-		if len(f) != 3 || f[2] != "installed" {
+		if len(f) != 3 {
 			continue
 		}
-		if strings.Contains(f[0], "install") || strings.Contains(f[0], "hold") {
+		want, state := f[0], f[2]
+		var inst, rem bool
+		switch {
+		case (strings.Contains(want, "install") || strings.Contains(want, "hold")) && strings.Contains(state, "installed"):
+			inst = true
+		case strings.Contains(want, "deinstall"):
+			rem = true
+		case strings.Contains(want, "purge") && state == "installed":
+			inst = true
+		}
+		if (inst && !removed) || (rem && removed) {
 			out.add(a.displayName(e), e.Version)
 		}
 	}
@@ -184,9 +206,8 @@ func (a *Apt) Candidates(ctx context.Context, names []string, fromRepo string) (
 }
 
 // Refresh runs apt-get update.
-func (a *Apt) Refresh(ctx context.Context) error {
-	_, err := system.Must(ctx, a.Runner, system.Cmd{Name: "apt-get", Args: []string{"-q", "update"}, Env: aptEnv})
-	return err
+func (a *Apt) Refresh(ctx context.Context) (system.Result, error) {
+	return system.Must(ctx, a.Runner, system.Cmd{Name: "apt-get", Args: []string{"-q", "update"}, Env: aptEnv})
 }
 
 func aptPrefix() []string {

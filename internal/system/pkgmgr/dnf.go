@@ -139,19 +139,19 @@ func (d *Dnf) Candidates(ctx context.Context, names []string, fromRepo string) (
 
 // Refresh expires the metadata cache and checks for updates (exit code 100
 // means updates are available, not failure).
-func (d *Dnf) Refresh(ctx context.Context) error {
+func (d *Dnf) Refresh(ctx context.Context) (system.Result, error) {
 	if _, err := d.Runner.Run(ctx, system.Cmd{Name: d.Bin, Args: []string{"-q", "clean", "expire-cache"}}); err != nil {
-		return err
+		return system.Result{}, err
 	}
 	c := system.Cmd{Name: d.Bin, Args: []string{"-q", "check-update"}}
 	res, err := d.Runner.Run(ctx, c)
 	if err != nil {
-		return err
+		return res, err
 	}
 	if res.Code != 0 && res.Code != 100 {
-		return &system.CommandError{Cmd: c, Result: res}
+		return res, &system.CommandError{Cmd: c, Result: res}
 	}
-	return nil
+	return res, nil
 }
 
 // Install runs one dnf install (name-version pins a version).

@@ -66,8 +66,9 @@ type Manager interface {
 	// Candidates returns the version the manager would install for each
 	// name ("" when there is none).
 	Candidates(ctx context.Context, names []string, fromRepo string) (map[string]string, error)
-	// Refresh updates the package metadata (apt-get update).
-	Refresh(ctx context.Context) error
+	// Refresh updates the package metadata (apt-get update) and returns
+	// the command's output.
+	Refresh(ctx context.Context) (system.Result, error)
 	// Install installs the targets in one call.
 	Install(ctx context.Context, req InstallRequest) (system.Result, error)
 	// Remove removes names in one call, purging configuration with purge.
@@ -81,6 +82,12 @@ type Manager interface {
 	Upgrade(ctx context.Context, dist bool) (system.Result, error)
 	// Compare compares two versions in the manager's ordering: -1, 0, 1.
 	Compare(a, b string) int
+}
+
+// RemovedLister is implemented by managers that know removed packages
+// whose configuration remains (dpkg's config-files state).
+type RemovedLister interface {
+	ListRemoved(ctx context.Context) (Installed, error)
 }
 
 // factories builds a Manager per os_family.
@@ -128,4 +135,23 @@ func Compare(family, a, b string) int {
 		return sign(CompareAPK(a, b))
 	}
 	return sign(CompareDebian(a, b))
+}
+
+// InstalledVersion returns the installed version of name ("" when it is
+// not installed; versions joined with "," when several are).
+func InstalledVersion(ctx context.Context, m Manager, name string) (string, error) {
+	in, err := m.ListInstalled(ctx)
+	if err != nil {
+		return "", err
+	}
+	vs := append([]string(nil), in[name]...)
+	sort.Strings(vs)
+	out := ""
+	for i, v := range vs {
+		if i > 0 {
+			out += ","
+		}
+		out += v
+	}
+	return out, nil
 }

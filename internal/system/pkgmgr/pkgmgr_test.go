@@ -108,6 +108,8 @@ func TestAptListInstalledReal(t *testing.T) {
 		}
 		if (strings.Contains(c[0], "install") || strings.Contains(c[0], "hold")) && strings.Contains(c[2], "installed") {
 			want.add(name, c[4])
+		} else if strings.Contains(c[0], "purge") && c[2] == "installed" {
+			want.add(name, c[4])
 		}
 	}
 	if len(got) != len(want) {
@@ -164,9 +166,15 @@ func TestCommandLines(t *testing.T) {
 			_, err := (&Dnf{Runner: r, Bin: "dnf"}).Install(ctx, InstallRequest{Targets: []Target{{Name: "httpd"}, {Name: "vim", Version: "2:9.0-1.el9"}}})
 			return err
 		}, []string{"dnf -y install httpd vim-9.0-1.el9"}},
-		{"dnf remove", func(r system.Runner) error { _, err := (&Dnf{Runner: r, Bin: "dnf"}).Remove(ctx, []string{"a"}, true); return err },
+		{"dnf remove", func(r system.Runner) error {
+			_, err := (&Dnf{Runner: r, Bin: "dnf"}).Remove(ctx, []string{"a"}, true)
+			return err
+		},
 			[]string{"dnf -y remove a"}},
-		{"dnf hold", func(r system.Runner) error { _, err := (&Dnf{Runner: r, Bin: "yum"}).Hold(ctx, []string{"a"}, true); return err },
+		{"dnf hold", func(r system.Runner) error {
+			_, err := (&Dnf{Runner: r, Bin: "yum"}).Hold(ctx, []string{"a"}, true)
+			return err
+		},
 			[]string{"yum versionlock add a"}},
 		{"apk add", func(r system.Runner) error {
 			_, err := NewApk(r).Install(ctx, InstallRequest{Targets: []Target{{Name: "curl", Version: "8.5.0-r0"}, {Name: "git"}}})

@@ -220,11 +220,23 @@ func (s *SysV) Available(_ context.Context, name string) (bool, error) {
 	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0, nil
 }
 
+// cmd is the command running action on name: `service name action` as
+// Salt's debian_service and rh_service do, or the script itself under a
+// Root or without the service wrapper.
+func (s *SysV) cmd(name, action string) system.Cmd {
+	if s.Root == "" {
+		if p, err := exec.LookPath("service"); err == nil {
+			return system.Cmd{Name: p, Args: []string{name, action}}
+		}
+	}
+	return system.Cmd{Name: s.script(name), Args: []string{action}}
+}
+
 func (s *SysV) run(ctx context.Context, name, action string) (system.Result, error) {
 	if ok, _ := s.Available(ctx, name); !ok {
 		return system.Result{}, fmt.Errorf("service %s is not available: no init script %s", name, s.script(name))
 	}
-	return s.Runner.Run(ctx, system.Cmd{Name: s.script(name), Args: []string{action}})
+	return s.Runner.Run(ctx, s.cmd(name, action))
 }
 
 func (s *SysV) must(ctx context.Context, name, action string) error {
@@ -233,13 +245,17 @@ func (s *SysV) must(ctx context.Context, name, action string) error {
 		return err
 	}
 	if res.Code != 0 {
-		return &system.CommandError{Cmd: system.Cmd{Name: s.script(name), Args: []string{action}}, Result: res}
+		return &system.CommandError{Cmd: s.cmd(name, action), Result: res}
 	}
 	return nil
 }
 
-// Status runs the script's status action (exit 0 means running).
+// Status runs the script's status action (exit 0 means running); a
+// service without a script is not running.
 func (s *SysV) Status(ctx context.Context, name string) (bool, error) {
+	if ok, _ := s.Available(ctx, name); !ok {
+		return false, nil
+	}
 	res, err := s.run(ctx, name, "status")
 	if err != nil {
 		return false, err

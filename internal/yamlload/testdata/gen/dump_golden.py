@@ -235,8 +235,8 @@ def main():
         text = dump(value, opts)
         out.append({"value": enc(value, {}), "opts": opts, "out": text})
     with open("testdata/dump_golden.json", "w") as f:
-        json.dump(out, f, indent=1, ensure_ascii=False)
-        f.write("\n")
+        # one case a line: small, and diffs stay readable
+        f.write("[\n" + ",\n".join(json.dumps(c, ensure_ascii=False) for c in out) + "\n]\n")
     print(len(out), "cases")
 
 

@@ -1,0 +1,78 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+
+	"brine/internal/value"
+)
+
+// MasterDefaults returns the options of a brine master: the minion
+// defaults (the master compiles pillar with the same options a minion
+// would), overlaid with Salt 3006's master options brine knows and
+// brine's fleet options (nats_*, tls_*, job_*).
+func MasterDefaults() *value.Map {
+	opts := MinionDefaults()
+	for _, kv := range [][2]any{
+		{"interface", "0.0.0.0"},
+		{"ret_port", int64(4506)},
+		{"pki_dir", libStateDir + "/pki/master"},
+		{"cachedir", cacheDir + "/master"},
+		{"auto_accept", false},
+		{"nodegroups", value.NewMap(0)},
+		{"keep_jobs", int64(24)}, // hours a job and its returns are kept
+		{"timeout", int64(5)},
+		// brine: an external NATS server instead of the embedded one.
+		{"nats_url", ""},
+		{"nats_creds", ""}, // nkey seed file of the master's NATS user
+		// brine: TLS of the embedded server; a CA is generated under
+		// pki_dir/tls when no certificate is configured.
+		{"tls", true},
+		{"tls_cert", ""},
+		{"tls_key", ""},
+		{"tls_ca", ""},
+		// brine: how far back (seconds) a reconnecting minion may pick up
+		// jobs it missed.
+		{"job_catchup_window", int64(600)},
+		{"jetstream_dir", ""},
+	} {
+		opts.Set(kv[0], kv[1])
+	}
+	return opts
+}
+
+// LoadMaster reads dir/master (missing means defaults) with its
+// master.d/*.conf and include files, then applies overrides, as Salt's
+// master_config does for the options brine knows.
+func LoadMaster(dir string, overrides *value.Map) (*Config, error) {
+	c := &Config{opts: MasterDefaults(), Dir: dir}
+	if dir != "" {
+		path := filepath.Join(dir, "master")
+		file, err := readConfFile(path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		if file == nil {
+			file = value.NewMap(0)
+		}
+		defInc := any("master.d/*.conf")
+		if v, ok := file.Get("default_include"); ok {
+			defInc = v
+		}
+		inc, _ := file.Get("include")
+		for _, spec := range []any{defInc, inc} {
+			extra, err := includeConfig(spec, path)
+			if err != nil {
+				return nil, err
+			}
+			file.Update(extra)
+		}
+		c.opts.Set("conf_file", path)
+		c.opts.Update(file)
+	}
+	c.opts.Update(overrides)
+	c.apply()
+	c.opts.Set("__role", "master")
+	return c, nil
+}

@@ -1,0 +1,212 @@
+package master
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"brine/internal/fleet/proto"
+	"brine/internal/match"
+	"brine/internal/value"
+)
+
+// Resolve returns the accepted minions tgt of type tgtType (a matcher
+// name: glob, pcre, list, grain, pillar, compound, nodegroup, ipcidr,
+// ...) selects, matching against the grains and pillar cached from each
+// minion's last report. Grain and pillar data are as trustworthy as the
+// minions that sent them; only the id, bound to the key, is certain.
+func (m *Master) Resolve(tgt, tgtType string) ([]string, error) {
+	if tgtType == "" {
+		tgtType = "glob"
+	}
+	if _, ok := match.Lookup(tgtType); !ok {
+		return nil, fmt.Errorf("unknown target type %q", tgtType)
+	}
+	accepted, err := m.Store.Accepted()
+	if err != nil {
+		return nil, err
+	}
+	groups := value.NewMap(0)
+	if g, ok := m.Opts.Get("nodegroups"); ok {
+		if gm, ok := g.(*value.Map); ok {
+			groups = gm
+		}
+	}
+	var out []string
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for id := range accepted {
+		c := &match.Context{ID: id, Nodegroups: groups, Grains: value.NewMap(0), Pillar: value.NewMap(0)}
+		if d := m.cache[id]; d != nil {
+			if d.Grains != nil {
+				c.Grains = d.Grains
+			}
+			if d.Pillar != nil {
+				c.Pillar = d.Pillar
+			}
+		}
+		ok, err := match.Match(c, tgtType, tgt)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Publish stores a job and sends it to every minion the target selects.
+func (m *Master) Publish(req proto.PublishRequest) (proto.PublishReply, error) {
+	if req.Fun == "" {
+		return proto.PublishReply{}, errors.New("no function given")
+	}
+	minions, err := m.Resolve(req.Tgt, req.TgtType)
+	if err != nil {
+		return proto.PublishReply{}, err
+	}
+	if len(minions) == 0 || req.ResolveOnly {
+		return proto.PublishReply{Minions: minions}, nil
+	}
+	now := time.Now()
+	job := proto.Job{
+		JID: proto.NewJID(now), Fun: req.Fun, Arg: req.Arg, Kwarg: req.Kwarg,
+		Tgt: req.Tgt, TgtType: req.TgtType, Minions: minions, User: req.User,
+		TS: now.UnixNano(), Timeout: req.Timeout,
+	}
+	if job.Arg.V == nil {
+		job.Arg.V = value.NewList()
+	}
+	if job.Kwarg.V == nil {
+		job.Kwarg.V = value.NewMap(0)
+	}
+	signed, err := proto.Sign(m.Key, job)
+	if err != nil {
+		return proto.PublishReply{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := m.jobs.Put(ctx, job.JID, signed); err != nil {
+		return proto.PublishReply{}, fmt.Errorf("storing job: %w", err)
+	}
+	m.addRecent(job, signed)
+	for _, id := range minions {
+		if err := m.nc.Publish(proto.JobSubject(id, job.JID), signed); err != nil {
+			return proto.PublishReply{}, err
+		}
+	}
+	if err := m.nc.Flush(); err != nil {
+		return proto.PublishReply{}, err
+	}
+	m.Log.Info("published job", "jid", job.JID, "fun", job.Fun, "minions", len(minions))
+	return proto.PublishReply{JID: job.JID, Minions: minions}, nil
+}
+
+func (m *Master) adminPublish(body json.RawMessage) (any, error) {
+	var req proto.PublishRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, err
+	}
+	return m.Publish(req)
+}
+
+func (m *Master) adminResolve(body json.RawMessage) (any, error) {
+	var req proto.PublishRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, err
+	}
+	req.ResolveOnly = true
+	return m.Publish(req)
+}
+
+// recentJob is a job of the catch-up window, kept in memory.
+type recentJob struct {
+	jid     string
+	ts      int64
+	minions map[string]bool
+	signed  []byte
+}
+
+func (m *Master) catchupWindow() time.Duration {
+	return time.Duration(optInt(m.Opts, "job_catchup_window", 600)) * time.Second
+}
+
+// addRecent records a published job and forgets those past the window.
+func (m *Master) addRecent(job proto.Job, signed []byte) {
+	set := make(map[string]bool, len(job.Minions))
+	for _, id := range job.Minions {
+		set[id] = true
+	}
+	cut := time.Now().Add(-m.catchupWindow()).UnixNano()
+	m.recentMu.Lock()
+	defer m.recentMu.Unlock()
+	i := 0
+	for i < len(m.recent) && m.recent[i].ts < cut {
+		i++
+	}
+	m.recent = append(m.recent[i:], recentJob{jid: job.JID, ts: job.TS, minions: set, signed: signed})
+}
+
+// loadRecent fills the catch-up window from the job bucket at start-up.
+func (m *Master) loadRecent() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	lister, err := m.jobs.ListKeys(ctx)
+	if err != nil {
+		return
+	}
+	cut := time.Now().Add(-m.catchupWindow())
+	var jids []string
+	for k := range lister.Keys() {
+		if t, err := proto.JIDTime(k); err == nil && t.After(cut.Add(-time.Second)) {
+			jids = append(jids, k)
+		}
+	}
+	sort.Strings(jids)
+	for _, jid := range jids {
+		e, err := m.jobs.Get(ctx, jid)
+		if err != nil {
+			continue
+		}
+		var job proto.Job
+		if _, err := proto.Open(e.Value(), "", &job); err != nil {
+			continue
+		}
+		m.addRecent(job, e.Value())
+	}
+}
+
+// handleCatchup returns the jobs of the catch-up window addressed to id
+// that id has not returned, oldest first.
+func (m *Master) handleCatchup(id string, body json.RawMessage) (any, error) {
+	var req proto.CatchupRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, err
+	}
+	since := time.Now().Add(-m.catchupWindow()).UnixNano()
+	if req.Since > since {
+		since = req.Since
+	}
+	var cand []recentJob
+	m.recentMu.Lock()
+	for _, j := range m.recent {
+		if j.ts >= since && j.minions[id] {
+			cand = append(cand, j)
+		}
+	}
+	m.recentMu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rep := proto.CatchupReply{}
+	for _, j := range cand {
+		if _, err := m.rets.Get(ctx, proto.ReturnKey(j.jid, id)); err == nil {
+			continue
+		}
+		rep.Jobs = append(rep.Jobs, json.RawMessage(j.signed))
+	}
+	return rep, nil
+}

@@ -1,0 +1,421 @@
+// Package master is the brine master: it runs (or connects to) the NATS
+// server, admits minion keys, publishes jobs to the minions a target
+// selects, stores job records and returns in JetStream, and serves each
+// minion its files (confined to the file roots) and its own pillar,
+// compiled on the master.
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
+
+	"brine/internal/config"
+	"brine/internal/fileserver"
+	"brine/internal/fleet/keys"
+	"brine/internal/fleet/proto"
+	"brine/internal/value"
+)
+
+// Master is a running master.
+type Master struct {
+	Cfg   *config.Config
+	Opts  *value.Map
+	Store *keys.Store
+	Key   nkeys.KeyPair // signs jobs and replies; the master's NATS user
+	Files *FileServer
+	Log   *slog.Logger
+
+	ns       *server.Server // nil with an external NATS server
+	baseOpts *server.Options
+	nc       *nats.Conn
+	js       jetstream.JetStream
+	jobs     jetstream.KeyValue
+	rets     jetstream.KeyValue
+	minions  jetstream.KeyValue
+	guard    *proto.ReplayGuard
+	url      string
+	tlsCA    string // CA of the embedded server's certificate ("" for system roots)
+
+	mu       sync.Mutex
+	accepted map[string]string // id -> key as given to the server
+	cache    map[string]*MinionData
+
+	recentMu sync.Mutex
+	recent   []recentJob // the catch-up window, oldest first
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// MinionData is what the master knows of a minion for targeting.
+type MinionData struct {
+	Grains *value.Map
+	Pillar *value.Map
+}
+
+// Paths of the files a master keeps under pki_dir and cachedir.
+func masterKeyPath(pki string) string { return filepath.Join(pki, "master.nk") }
+
+// URLFile is where a running master writes its client URL, so the command
+// line finds a master listening on an ephemeral port.
+func URLFile(cachedir string) string { return filepath.Join(cachedir, "master.url") }
+
+// KeyPath is the master's nkey seed (its NATS user and signing key).
+func KeyPath(opts *value.Map) string { return masterKeyPath(optString(opts, "pki_dir")) }
+
+func optString(opts *value.Map, k string) string {
+	v, _ := opts.Get(k)
+	if v == nil {
+		return ""
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return value.Str(v)
+}
+
+func optInt(opts *value.Map, k string, def int64) int64 {
+	v, _ := opts.Get(k)
+	switch x := v.(type) {
+	case int64:
+		return x
+	case float64:
+		return int64(x)
+	}
+	return def
+}
+
+// New prepares a master from its configuration.
+func New(cfg *config.Config, log *slog.Logger) (*Master, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	opts := cfg.Opts()
+	pki := optString(opts, "pki_dir")
+	store, err := keys.OpenStore(pki)
+	if err != nil {
+		return nil, fmt.Errorf("key store: %w", err)
+	}
+	kp, err := keys.LoadOrCreate(masterKeyPath(pki))
+	if err != nil {
+		return nil, fmt.Errorf("master key: %w", err)
+	}
+	return &Master{
+		Cfg:   cfg,
+		Opts:  opts,
+		Store: store,
+		Key:   kp,
+		Files: &FileServer{Roots: fileserver.New(cfg.Map("file_roots"))},
+		Log:   log,
+		guard: proto.NewReplayGuard(2 * time.Minute),
+		cache: map[string]*MinionData{},
+		stop:  make(chan struct{}),
+	}, nil
+}
+
+// URL returns the client URL minions should use.
+func (m *Master) URL() string { return m.url }
+
+// Conn returns the master's own NATS connection.
+func (m *Master) Conn() *nats.Conn { return m.nc }
+
+// Start starts the embedded NATS server (unless nats_url names an
+// external one), connects, opens the JetStream buckets and serves.
+func (m *Master) Start() error {
+	pub, _ := m.Key.PublicKey()
+	sign := func(nonce []byte) ([]byte, error) { return m.Key.Sign(nonce) }
+	copts := []nats.Option{nats.Name("brine-master"), nats.Nkey(pub, sign), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}
+	if ext := optString(m.Opts, "nats_url"); ext != "" {
+		if creds := optString(m.Opts, "nats_creds"); creds != "" {
+			kp, err := keys.Load(creds)
+			if err != nil {
+				return err
+			}
+			cpub, _ := kp.PublicKey()
+			copts[1] = nats.Nkey(cpub, kp.Sign)
+		}
+		if ca := optString(m.Opts, "tls_ca"); ca != "" {
+			copts = append(copts, nats.RootCAs(ca))
+		}
+		nc, err := nats.Connect(ext, copts...)
+		if err != nil {
+			return fmt.Errorf("connecting to %s: %w", ext, err)
+		}
+		m.nc = nc
+		m.url = ext
+	} else {
+		if err := m.startServer(pub); err != nil {
+			return err
+		}
+		if m.tlsCA != "" {
+			copts = append(copts, nats.RootCAs(m.tlsCA))
+		}
+		nc, err := nats.Connect(m.url, copts...)
+		if err != nil {
+			m.ns.Shutdown()
+			return fmt.Errorf("connecting to the embedded server: %w", err)
+		}
+		m.nc = nc
+	}
+	if err := m.openBuckets(); err != nil {
+		m.Close()
+		return err
+	}
+	m.loadMinionCache()
+	m.loadRecent()
+	if err := m.subscribe(); err != nil {
+		m.Close()
+		return err
+	}
+	if cd := optString(m.Opts, "cachedir"); cd != "" {
+		if err := os.MkdirAll(cd, 0o755); err == nil {
+			_ = os.WriteFile(URLFile(cd), []byte(m.url+"\n"), 0o644)
+		}
+	}
+	m.wg.Add(1)
+	go m.watchKeys()
+	m.Log.Info("brine master started", "url", m.url)
+	return nil
+}
+
+// startServer starts the embedded nats-server.
+func (m *Master) startServer(masterPub string) error {
+	host := optString(m.Opts, "interface")
+	if host == "" {
+		host = "0.0.0.0"
+	}
+	port := int(optInt(m.Opts, "ret_port", 4506))
+	if port == 0 {
+		port = -1
+	}
+	sd := optString(m.Opts, "jetstream_dir")
+	if sd == "" {
+		sd = filepath.Join(optString(m.Opts, "cachedir"), "jetstream")
+	}
+	so := &server.Options{
+		ServerName: "brine-master",
+		Host:       host,
+		Port:       port,
+		JetStream:  true,
+		StoreDir:   sd,
+		MaxPayload: 8 << 20,
+		NoSigs:     true,
+		NoLog:      os.Getenv("BRINE_NATS_LOG") == "",
+	}
+	scheme := "nats"
+	if value.Truthy(mustGet(m.Opts, "tls")) {
+		files := TLSFiles{CA: optString(m.Opts, "tls_ca"), Cert: optString(m.Opts, "tls_cert"), Key: optString(m.Opts, "tls_key")}
+		if files.Cert == "" {
+			var err error
+			files, err = EnsureTLS(optString(m.Opts, "pki_dir"), host)
+			if err != nil {
+				return fmt.Errorf("generating TLS certificates: %w", err)
+			}
+		}
+		m.tlsCA = files.CA
+		tc, err := ServerTLSConfig(files)
+		if err != nil {
+			return err
+		}
+		so.TLS = true
+		so.TLSConfig = tc
+		so.TLSTimeout = 5
+		scheme = "tls"
+	}
+	m.baseOpts = so.Clone()
+	accepted, err := m.Store.Accepted()
+	if err != nil {
+		return err
+	}
+	applyAuth(so, masterPub, accepted)
+	ns, err := server.NewServer(so)
+	if err != nil {
+		return fmt.Errorf("nats server: %w", err)
+	}
+	if !so.NoLog {
+		ns.ConfigureLogger()
+	}
+	ns.Start()
+	if !ns.ReadyForConnections(20 * time.Second) {
+		ns.Shutdown()
+		return errors.New("nats server did not start")
+	}
+	m.ns = ns
+	m.accepted = accepted
+	// Reloads must keep the port actually bound.
+	if addr, ok := ns.Addr().(*net.TCPAddr); ok {
+		m.baseOpts.Port = addr.Port
+	}
+	urlHost := host
+	if urlHost == "0.0.0.0" || urlHost == "" {
+		urlHost = "127.0.0.1"
+	}
+	m.url = fmt.Sprintf("%s://%s:%d", scheme, urlHost, m.baseOpts.Port)
+	return nil
+}
+
+func mustGet(m *value.Map, k string) any { v, _ := m.Get(k); return v }
+
+// MinionPermissions are the NATS permissions of minion id: publish only
+// its own requests and returns, subscribe only its own jobs and inbox.
+func MinionPermissions(id string) *server.Permissions {
+	tok := proto.Token(id)
+	return &server.Permissions{
+		Publish: &server.SubjectPermission{Allow: []string{
+			"brine.req." + tok + ".*",
+			"$KV." + proto.ReturnBucket + ".*." + tok,
+		}},
+		Subscribe: &server.SubjectPermission{Allow: []string{
+			"brine.job." + tok + ".>",
+			proto.InboxPrefix(id) + ".>",
+		}},
+	}
+}
+
+// KeyReqPermissions are those of the anonymous key-request user: publish a
+// key request, nothing else.
+func KeyReqPermissions() *server.Permissions {
+	return &server.Permissions{
+		Publish:   &server.SubjectPermission{Allow: []string{proto.KeyReqSubject}},
+		Subscribe: &server.SubjectPermission{Deny: []string{">"}},
+	}
+}
+
+// applyAuth sets the users of the server: the master (everything), each
+// accepted minion (its own subjects) and the key-request user.
+func applyAuth(so *server.Options, masterPub string, accepted map[string]string) {
+	users := make([]*server.NkeyUser, 0, len(accepted)+1)
+	users = append(users, &server.NkeyUser{Nkey: masterPub})
+	ids := make([]string, 0, len(accepted))
+	for id := range accepted {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	seen := map[string]bool{masterPub: true}
+	for _, id := range ids {
+		k := accepted[id]
+		if seen[k] {
+			continue // one key, one identity
+		}
+		seen[k] = true
+		users = append(users, &server.NkeyUser{Nkey: k, Permissions: MinionPermissions(id)})
+	}
+	so.Nkeys = users
+	so.Users = []*server.User{{Username: proto.KeyReqUser, Password: proto.KeyReqUser, Permissions: KeyReqPermissions()}}
+}
+
+// ReloadKeys re-reads the accepted keys and, when they changed, reloads
+// the server's users. Connections of removed keys are closed.
+func (m *Master) ReloadKeys() error {
+	accepted, err := m.Store.Accepted()
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if sameKeys(accepted, m.accepted) {
+		return nil
+	}
+	if m.ns != nil {
+		so := m.baseOpts.Clone()
+		pub, _ := m.Key.PublicKey()
+		applyAuth(so, pub, accepted)
+		if err := m.ns.ReloadOptions(so); err != nil {
+			return fmt.Errorf("reloading keys: %w", err)
+		}
+	}
+	m.accepted = accepted
+	m.Log.Info("accepted keys reloaded", "count", len(accepted))
+	return nil
+}
+
+func sameKeys(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// watchKeys picks up changes `brine key` made on disk.
+func (m *Master) watchKeys() {
+	defer m.wg.Done()
+	t := time.NewTicker(2 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.stop:
+			return
+		case <-t.C:
+			if err := m.ReloadKeys(); err != nil {
+				m.Log.Error("key reload failed", "err", err)
+			}
+		}
+	}
+}
+
+// openBuckets creates (or opens) the JetStream buckets.
+func (m *Master) openBuckets() error {
+	js, err := jetstream.New(m.nc)
+	if err != nil {
+		return err
+	}
+	m.js = js
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	keep := time.Duration(optInt(m.Opts, "keep_jobs", 24)) * time.Hour
+	for _, b := range []struct {
+		name string
+		ttl  time.Duration
+		dst  *jetstream.KeyValue
+	}{
+		{proto.JobBucket, keep, &m.jobs},
+		{proto.ReturnBucket, keep, &m.rets},
+		{proto.MinionBucket, 0, &m.minions},
+	} {
+		kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: b.name, TTL: b.ttl, Storage: jetstream.FileStorage, History: 1})
+		if err != nil {
+			return fmt.Errorf("jetstream bucket %s: %w", b.name, err)
+		}
+		*b.dst = kv
+	}
+	return nil
+}
+
+// Close stops serving and shuts the embedded server down.
+func (m *Master) Close() {
+	select {
+	case <-m.stop:
+	default:
+		close(m.stop)
+	}
+	m.wg.Wait()
+	if m.nc != nil {
+		m.nc.Drain()
+		m.nc.Close()
+	}
+	if m.ns != nil {
+		m.ns.Shutdown()
+		m.ns.WaitForShutdown()
+	}
+}
+
+// Server returns the embedded NATS server (nil with an external one).
+func (m *Master) Server() *server.Server { return m.ns }

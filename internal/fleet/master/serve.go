@@ -1,0 +1,290 @@
+package master
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"brine/internal/execmod"
+	"brine/internal/fleet/keys"
+	"brine/internal/fleet/proto"
+	"brine/internal/pillar"
+	"brine/internal/value"
+)
+
+type handler func(id string, body json.RawMessage) (any, error)
+
+func (m *Master) handlers() map[string]handler {
+	return map[string]handler{
+		proto.ReqHello:   m.handleHello,
+		proto.ReqPillar:  m.handlePillar,
+		proto.ReqFiles:   m.handleFiles,
+		proto.ReqFile:    m.handleFile,
+		proto.ReqCatchup: m.handleCatchup,
+	}
+}
+
+// subscribe starts serving key requests, minion requests and the
+// administrative requests.
+func (m *Master) subscribe() error {
+	if _, err := m.nc.Subscribe(proto.KeyReqSubject, m.handleKeyRequest); err != nil {
+		return err
+	}
+	work := make(chan *nats.Msg, 8192)
+	hs := m.handlers()
+	n := max(4, 2*runtime.GOMAXPROCS(0))
+	for range n {
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			for {
+				select {
+				case <-m.stop:
+					return
+				case msg := <-work:
+					m.serveRequest(hs, msg)
+				}
+			}
+		}()
+	}
+	sub, err := m.nc.QueueSubscribe(proto.ReqWildcard, "brine-master", func(msg *nats.Msg) {
+		select {
+		case work <- msg:
+		case <-m.stop:
+		}
+	})
+	if err != nil {
+		return err
+	}
+	_ = sub.SetPendingLimits(-1, -1)
+	admin := map[string]func(body json.RawMessage) (any, error){
+		proto.AdminPublish: m.adminPublish,
+		proto.AdminResolve: m.adminResolve,
+		proto.AdminKeys:    func(json.RawMessage) (any, error) { return nil, m.ReloadKeys() },
+	}
+	for kind, h := range admin {
+		if _, err := m.nc.Subscribe(proto.AdminSubject(kind), func(msg *nats.Msg) {
+			var req proto.Request
+			if err := json.Unmarshal(msg.Data, &req); err != nil {
+				return
+			}
+			res, err := h(req.Body)
+			m.respond(msg, req.Nonce, res, err)
+		}); err != nil {
+			return err
+		}
+	}
+	return m.nc.Flush()
+}
+
+func (m *Master) respond(msg *nats.Msg, nonce string, res any, err error) {
+	if msg.Reply == "" {
+		return
+	}
+	rep := proto.Reply{Nonce: nonce}
+	if err != nil {
+		rep.Error = err.Error()
+	} else if res != nil {
+		b, merr := json.Marshal(res)
+		if merr != nil {
+			rep.Error = merr.Error()
+		} else {
+			rep.Body = b
+		}
+	}
+	data, serr := proto.Sign(m.Key, rep)
+	if serr != nil {
+		m.Log.Error("signing reply", "err", serr)
+		return
+	}
+	_ = msg.Respond(data)
+}
+
+// serveRequest authenticates one minion request (the id comes from the
+// subject, which only that minion may publish to; the nonce and time must
+// be fresh) and runs its handler.
+func (m *Master) serveRequest(hs map[string]handler, msg *nats.Msg) {
+	id, kind, err := proto.ParseReqSubject(msg.Subject)
+	if err != nil {
+		return
+	}
+	var req proto.Request
+	if err := json.Unmarshal(msg.Data, &req); err != nil || req.V != proto.Version {
+		m.respond(msg, req.Nonce, nil, errors.New("bad request"))
+		return
+	}
+	if err := m.guard.Check(id+"\x00"+req.Nonce, time.Unix(0, req.TS), time.Now()); err != nil {
+		m.Log.Warn("refused request", "minion", id, "kind", kind, "err", err)
+		m.respond(msg, req.Nonce, nil, err)
+		return
+	}
+	h, ok := hs[kind]
+	if !ok {
+		m.respond(msg, req.Nonce, nil, fmt.Errorf("unknown request %q", kind))
+		return
+	}
+	res, err := h(id, req.Body)
+	m.respond(msg, req.Nonce, res, err)
+}
+
+// handleKeyRequest records a key request.
+func (m *Master) handleKeyRequest(msg *nats.Msg) {
+	kr, err := proto.ParseKeyRequest(msg.Data)
+	if err != nil {
+		m.Log.Warn("bad key request", "err", err)
+		return
+	}
+	st, err := m.Store.Submit(kr.ID, kr.Key, value.Truthy(mustGet(m.Opts, "auto_accept")))
+	if err != nil {
+		m.Log.Error("storing key request", "minion", kr.ID, "err", err)
+		return
+	}
+	m.Log.Info("key request", "minion", kr.ID, "state", string(st))
+	if st == keys.Accepted {
+		if err := m.ReloadKeys(); err != nil {
+			m.Log.Error("reloading keys", "err", err)
+		}
+	}
+}
+
+func (m *Master) handleHello(id string, body json.RawMessage) (any, error) {
+	var req proto.HelloRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, err
+	}
+	grains := req.Grains.Map()
+	p, err := m.CompilePillar(id, grains, req.Saltenv, req.Pillarenv, nil)
+	if err != nil {
+		return nil, err
+	}
+	m.remember(id, grains, p)
+	return proto.PillarReply{Pillar: proto.ValueJSON{V: p}}, nil
+}
+
+func (m *Master) handlePillar(id string, body json.RawMessage) (any, error) {
+	var req proto.PillarRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, err
+	}
+	grains := req.Grains.Map()
+	var override *value.Map
+	if req.Override != nil {
+		override = req.Override.Map()
+	}
+	p, err := m.CompilePillar(id, grains, req.Saltenv, req.Pillarenv, override)
+	if err != nil {
+		return nil, err
+	}
+	if override == nil && req.Pillarenv == "" {
+		m.remember(id, grains, p)
+	}
+	return proto.PillarReply{Pillar: proto.ValueJSON{V: p}}, nil
+}
+
+// CompilePillar compiles the pillar of minion id on the master, with the
+// master's pillar options and roots and the grains the minion reported.
+func (m *Master) CompilePillar(id string, grains *value.Map, saltenv, pillarenv string, override *value.Map) (*value.Map, error) {
+	opts := m.Opts.Copy()
+	opts.Set("id", id)
+	opts.Set("__role", "minion")
+	ctx := execmod.NewContext()
+	ctx.Opts = opts
+	ctx.Grains = grains
+	ctx.Files = m.Files.Roots
+	svc := pillar.Service{Renderers: pillar.Renderers{Salt: ctx.Callable, Services: map[string]any{"execmod": ctx}}}
+	ctx.SetService("pillar", svc)
+	return svc.Compile(opts, grains, id, saltenv, pillarenv, override, nil)
+}
+
+// remember caches a minion's grains and pillar for targeting, in memory
+// and in the minion bucket.
+func (m *Master) remember(id string, grains, pil *value.Map) {
+	m.mu.Lock()
+	m.cache[id] = &MinionData{Grains: grains, Pillar: pil}
+	m.mu.Unlock()
+	data := value.MapOf("grains", grains, "pillar", pil)
+	b, _ := json.Marshal(proto.ValueJSON{V: data})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := m.minions.Put(ctx, proto.Token(id), b); err != nil {
+		m.Log.Warn("caching minion data", "minion", id, "err", err)
+	}
+}
+
+// loadMinionCache reads the minion bucket at start-up.
+func (m *Master) loadMinionCache() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	w, err := m.minions.WatchAll(ctx, jetstream.IgnoreDeletes())
+	if err != nil {
+		return
+	}
+	defer w.Stop()
+	for e := range w.Updates() {
+		if e == nil {
+			return
+		}
+		id, err := proto.IDFromToken(e.Key())
+		if err != nil {
+			continue
+		}
+		var v proto.ValueJSON
+		if json.Unmarshal(e.Value(), &v) != nil {
+			continue
+		}
+		d := v.Map()
+		g, _ := d.Get("grains")
+		p, _ := d.Get("pillar")
+		gm, _ := g.(*value.Map)
+		pm, _ := p.(*value.Map)
+		m.mu.Lock()
+		m.cache[id] = &MinionData{Grains: gm, Pillar: pm}
+		m.mu.Unlock()
+	}
+}
+
+func (m *Master) handleFiles(_ string, body json.RawMessage) (any, error) {
+	var req proto.FilesRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, err
+	}
+	envs := []string{req.Saltenv}
+	if req.Saltenv == "" {
+		envs = nil
+		for _, e := range m.Files.Roots.Envs() {
+			if ValidEnv(e) && e != "__env__" {
+				envs = append(envs, e)
+			}
+		}
+	}
+	rep := proto.FilesReply{Envs: envs, Files: map[string][]proto.FileInfo{}}
+	for _, e := range envs {
+		list, err := m.Files.Manifest(e)
+		if err != nil {
+			return nil, err
+		}
+		rep.Files[e] = list
+	}
+	return rep, nil
+}
+
+func (m *Master) handleFile(_ string, body json.RawMessage) (any, error) {
+	var req proto.FileRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, err
+	}
+	data, size, err := m.Files.ReadChunk(req.Saltenv, req.Path, req.Offset)
+	if err != nil {
+		if errors.Is(err, ErrRefused) {
+			m.Log.Warn("refused file request", "path", req.Path, "err", err)
+		}
+		return nil, err
+	}
+	return proto.FileReply{Data: data, Size: size}, nil
+}

@@ -1,0 +1,229 @@
+package minion
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"brine/internal/config"
+	"brine/internal/execmod"
+	"brine/internal/fileserver"
+	"brine/internal/fleet/proto"
+	"brine/internal/pillar"
+	"brine/internal/value"
+)
+
+// Session is what a minion's runs take from the master: the salt:// file
+// cache and the minion's pillar, compiled on the master.
+type Session struct {
+	Conn   *Conn
+	Opts   *value.Map // the minion's options
+	Grains *value.Map
+
+	files *fileCache
+	mu    sync.Mutex
+	pil   *value.Map
+}
+
+// NewSession starts a session over c.
+func NewSession(c *Conn, opts, grains *value.Map) *Session {
+	if grains == nil {
+		grains = value.MapOf("id", c.ID)
+	}
+	return &Session{Conn: c, Opts: opts, Grains: grains, files: newFileCache(optString(opts, "cachedir"))}
+}
+
+// Hello announces the minion and its grains and fetches its pillar.
+func (s *Session) Hello() error {
+	var rep proto.PillarReply
+	req := proto.HelloRequest{Grains: proto.ValueJSON{V: s.Grains}, Saltenv: optString(s.Opts, "saltenv"), Pillarenv: optString(s.Opts, "pillarenv")}
+	if err := s.Conn.Request(proto.ReqHello, req, &rep, 30*time.Second); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.pil = rep.Pillar.Map()
+	s.mu.Unlock()
+	return nil
+}
+
+// CachedPillar returns the pillar of the last Hello or refresh.
+func (s *Session) CachedPillar() *value.Map {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pil == nil {
+		return value.NewMap(0)
+	}
+	return s.pil
+}
+
+// Pillar asks the master for a fresh pillar.
+func (s *Session) Pillar(saltenv, pillarenv string, override *value.Map) (*value.Map, error) {
+	req := proto.PillarRequest{Grains: proto.ValueJSON{V: s.Grains}, Saltenv: saltenv, Pillarenv: pillarenv}
+	if override != nil {
+		req.Override = &proto.ValueJSON{V: override}
+	}
+	var rep proto.PillarReply
+	if err := s.Conn.Request(proto.ReqPillar, req, &rep, 60*time.Second); err != nil {
+		return nil, err
+	}
+	p := rep.Pillar.Map()
+	if override == nil && pillarenv == "" {
+		s.mu.Lock()
+		s.pil = p
+		s.mu.Unlock()
+	}
+	return p, nil
+}
+
+// SyncFiles mirrors the master's file roots and returns file_roots for
+// the cache.
+func (s *Session) SyncFiles() (*value.Map, error) { return s.files.Sync(s.Conn) }
+
+// remotePillar is the run's pillar service: fresh pillar comes from the
+// master (satisfies the modules package's PillarService).
+type remotePillar struct {
+	s     *Session
+	local pillar.Service
+}
+
+func (r remotePillar) Compile(_, _ *value.Map, _, saltenv, pillarenv string, override, _ *value.Map) (*value.Map, error) {
+	return r.s.Pillar(saltenv, pillarenv, override)
+}
+
+func (r remotePillar) Decrypt(opts *value.Map, data any, renderer string, translateNewlines bool) (any, error) {
+	return r.local.Decrypt(opts, data, renderer, translateNewlines)
+}
+
+// Attach wires ctx to the master: the file cache (synced first) becomes
+// the file roots and ctx.Files, and pillar comes from the master (fresh
+// when freshPillar, else the cached one).
+func (s *Session) Attach(ctx *execmod.Context, syncFiles, freshPillar bool) error {
+	if syncFiles {
+		roots, err := s.SyncFiles()
+		if err != nil {
+			return fmt.Errorf("syncing files from the master: %w", err)
+		}
+		ctx.Opts.Set("file_roots", roots)
+	}
+	ctx.Files = &execmod.CachedFiles{Src: fileserver.New(mapOpt(ctx.Opts, "file_roots")), Cachedir: optString(ctx.Opts, "cachedir")}
+	ctx.SetService("pillar", remotePillar{s: s, local: pillar.Service{Renderers: pillar.Renderers{Salt: ctx.Callable, Services: map[string]any{"execmod": ctx}}}})
+	if freshPillar {
+		p, err := s.Pillar(ctx.Saltenv, ctx.Pillarenv, nil)
+		if err != nil {
+			return fmt.Errorf("fetching pillar from the master: %w", err)
+		}
+		ctx.Pillar = p
+	} else {
+		ctx.Pillar = s.CachedPillar()
+	}
+	return nil
+}
+
+func mapOpt(opts *value.Map, k string) *value.Map {
+	v, _ := opts.Get(k)
+	if m, ok := v.(*value.Map); ok {
+		return m
+	}
+	return value.NewMap(0)
+}
+
+// needsFiles reports whether fun may read salt:// files: the state
+// system, file and cp functions, templates.
+func needsFiles(fun string) bool {
+	for _, p := range []string{"state.", "cp.", "file.", "slsutil.", "cmd.script", "jinja.", "saltutil.sync"} {
+		if strings.HasPrefix(fun, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// needsPillar reports whether fun runs with a freshly compiled pillar, as
+// Salt's state system and pillar functions do.
+func needsPillar(fun string) bool {
+	return strings.HasPrefix(fun, "state.") || fun == "pillar.items" || fun == "pillar.data" || fun == "saltutil.refresh_pillar"
+}
+
+// Execute runs one job through the execution functions, as `brine call`
+// runs a function, and returns the minion's return.
+func (s *Session) Execute(job proto.Job) proto.Return {
+	ret := proto.Return{V: proto.Version, JID: job.JID, ID: s.Conn.ID, Fun: job.Fun, FunArgs: job.Arg}
+	finish := func(v any, rc int) proto.Return {
+		ret.Return = proto.ValueJSON{V: v}
+		ret.Retcode = rc
+		ret.Success = rc == 0
+		ret.TS = time.Now().UnixNano()
+		return ret
+	}
+	opts := s.Opts.Copy()
+	opts.Set("jid", job.JID)
+	ctx := execmod.NewContext()
+	ctx.Opts = opts
+	ctx.Grains = s.Grains
+	ctx.Saltenv = optString(opts, "saltenv")
+	ctx.Pillarenv = optString(opts, "pillarenv")
+	ctx.Test = value.Truthy(mustGet(opts, "test"))
+	ctx.SetService("config", config.FromMap(opts))
+	if err := s.Attach(ctx, needsFiles(job.Fun), needsPillar(job.Fun)); err != nil {
+		return finish("ERROR: "+err.Error(), 1)
+	}
+	if err := execmod.RunSetups(ctx); err != nil {
+		return finish("ERROR: "+err.Error(), 1)
+	}
+	fn, ok := ctx.Lookup(job.Fun)
+	if !ok {
+		return finish(fmt.Sprintf("'%s' is not available.", job.Fun), 254)
+	}
+	if e := ctx.Registry.Entry(job.Fun); e != nil {
+		ret.Out = e.Outputter
+	}
+	args := job.Arg.List()
+	// Salt's publication data: functions binding their arguments drop
+	// it; cmd.* reads __pub_jid to default python_shell to True.
+	kwargs := job.Kwarg.Map().Copy()
+	kwargs.Set("__pub_user", job.User)
+	kwargs.Set("__pub_arg", job.Arg.V)
+	kwargs.Set("__pub_fun", job.Fun)
+	kwargs.Set("__pub_jid", job.JID)
+	kwargs.Set("__pub_tgt", job.Tgt)
+	kwargs.Set("__pub_tgt_type", job.TgtType)
+	kwargs.Set("__pub_ret", "")
+	v, err := safeCall(fn, ctx, args, kwargs)
+	if err != nil {
+		var inv *execmod.InvocationError
+		var cee *execmod.CommandExecutionError
+		switch {
+		case errors.As(err, &inv):
+			return finish(fmt.Sprintf("Passed invalid arguments to %s: %s", job.Fun, inv.Msg), 1)
+		case errors.As(err, &cee):
+			return finish("ERROR: "+cee.Msg, 1)
+		}
+		return finish(fmt.Sprintf("The minion function caused an exception: %s", err), 1)
+	}
+	rc := ctx.Retcode()
+	if rc == 0 {
+		if m, isMap := v.(*value.Map); isMap {
+			for _, k := range []string{"result", "success"} {
+				if x, has := m.Get(k); has && !value.Truthy(x) {
+					rc = 1
+				}
+			}
+		}
+	}
+	return finish(v, rc)
+}
+
+// safeCall runs fn, turning a panic in a function into an error so one
+// bad job cannot take the minion down.
+func safeCall(fn execmod.Func, ctx *execmod.Context, args []any, kwargs *value.Map) (v any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return fn(ctx, args, kwargs)
+}
+
+func mustGet(m *value.Map, k string) any { v, _ := m.Get(k); return v }

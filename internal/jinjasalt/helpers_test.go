@@ -1,5 +1,0 @@
-package jinjasalt
-
-import "io/fs"
-
-func fsErrNotExist() error { return fs.ErrNotExist }

@@ -1,0 +1,576 @@
+package states
+
+// archive.go is salt/states/archive.py: archive.extracted for tar
+// (plain, gzip, bzip2, xz) and zip archives, read and extracted natively
+// (xz through the xz command), with source_hash verification before
+// anything is touched, enforce_toplevel, if_missing, overwrite, force,
+// clean and user/group ownership.
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/bzip2"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"brine/internal/statemod"
+	"brine/internal/value"
+)
+
+func init() {
+	statemod.Register(&statemod.Function{Name: "archive.extracted",
+		Params: []statemod.Param{statemod.Req("name"), statemod.Req("source"), statemod.Opt("source_hash", nil),
+			statemod.Opt("source_hash_name", nil), statemod.Opt("source_hash_update", false),
+			statemod.Opt("skip_files_list_verify", false), statemod.Opt("skip_verify", false),
+			statemod.Opt("password", nil), statemod.Opt("options", nil), statemod.Opt("list_options", nil),
+			statemod.Opt("force", false), statemod.Opt("overwrite", false), statemod.Opt("clean", false),
+			statemod.Opt("clean_parent", false), statemod.Opt("user", nil), statemod.Opt("group", nil),
+			statemod.Opt("if_missing", nil), statemod.Opt("trim_output", false), statemod.Opt("use_cmd_unzip", nil),
+			statemod.Opt("extract_perms", true), statemod.Opt("enforce_toplevel", true),
+			statemod.Opt("enforce_ownership_on", nil), statemod.Opt("archive_format", nil), statemod.Opt("use_etag", false)},
+		Kwargs: true,
+		Doc:    "Ensure that an archive (tar, tar.gz, tar.bz2, tar.xz, zip) is extracted to a directory.",
+		Run:    archiveExtracted})
+}
+
+// archiveMember is one entry of an archive.
+type archiveMember struct {
+	name     string // cleaned relative path, directories without a slash
+	rawName  string // the name as stored
+	kind     byte   // 'd', 'f' or 'l'
+	mode     os.FileMode
+	linkname string
+	data     []byte
+}
+
+// archiveContents is the parsed list of an archive, as archive.list_
+// returns it in verbose mode.
+type archiveContents struct {
+	members                     []archiveMember
+	dirs, files, links          []string
+	topDirs, topFiles, topLinks []string
+}
+
+func detectFormat(source string, data []byte) string {
+	low := strings.ToLower(source)
+	switch {
+	case strings.HasSuffix(low, ".zip"):
+		return "zip"
+	case strings.Contains(low, ".tar") || strings.HasSuffix(low, ".tgz") || strings.HasSuffix(low, ".tbz2") ||
+		strings.HasSuffix(low, ".tbz") || strings.HasSuffix(low, ".txz"):
+		return "tar"
+	case bytes.HasPrefix(data, []byte("PK\x03\x04")):
+		return "zip"
+	case bytes.HasPrefix(data, []byte{0x1f, 0x8b}), bytes.HasPrefix(data, []byte("BZh")),
+		bytes.HasPrefix(data, []byte{0xfd, '7', 'z', 'X', 'Z', 0}), len(data) > 262 && string(data[257:262]) == "ustar":
+		return "tar"
+	case strings.HasSuffix(low, ".rar"):
+		return "rar"
+	}
+	return ""
+}
+
+// safeRel cleans an archive member name; ok is false for names escaping
+// the destination.
+func safeRel(name string) (string, bool) {
+	c := path.Clean("/" + strings.TrimPrefix(name, "./"))
+	c = strings.TrimPrefix(c, "/")
+	if c == "" || c == "." {
+		return "", false
+	}
+	if strings.HasPrefix(name, "/") || strings.Contains("/"+name+"/", "/../") {
+		return "", false
+	}
+	return c, true
+}
+
+func tarReader(data []byte) (io.Reader, error) {
+	switch {
+	case bytes.HasPrefix(data, []byte{0x1f, 0x8b}):
+		return gzip.NewReader(bytes.NewReader(data))
+	case bytes.HasPrefix(data, []byte("BZh")):
+		return bzip2.NewReader(bytes.NewReader(data)), nil
+	case bytes.HasPrefix(data, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
+		if _, err := exec.LookPath("xz"); err != nil {
+			return nil, errors.New("Failed to read from tar archive. If it is XZ-compressed, install xz-utils to attempt extraction.")
+		}
+		cmd := exec.Command("xz", "--decompress", "--stdout")
+		cmd.Stdin = bytes.NewReader(data)
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("xz: %w", err)
+		}
+		return bytes.NewReader(out), nil
+	}
+	return bytes.NewReader(data), nil
+}
+
+func readArchive(format string, data []byte) (*archiveContents, error) {
+	var ms []archiveMember
+	switch format {
+	case "tar":
+		r, err := tarReader(data)
+		if err != nil {
+			return nil, err
+		}
+		tr := tar.NewReader(r)
+		for {
+			h, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, errors.New("Failed to read from tar archive using Python's native tar file support. If archive is compressed using something other than gzip or bzip2, the 'options' argument may be required to pass the correct options to the tar command in order to extract the archive.")
+			}
+			name, ok := safeRel(h.Name)
+			if !ok {
+				continue
+			}
+			m := archiveMember{name: name, rawName: strings.TrimSuffix(h.Name, "/"), mode: os.FileMode(h.Mode).Perm(), linkname: h.Linkname}
+			switch h.Typeflag {
+			case tar.TypeDir:
+				m.kind = 'd'
+			case tar.TypeSymlink:
+				m.kind = 'l'
+			case tar.TypeReg, tar.TypeRegA:
+				m.kind = 'f'
+				m.data, err = io.ReadAll(tr)
+				if err != nil {
+					return nil, err
+				}
+			default:
+				continue
+			}
+			ms = append(ms, m)
+		}
+	case "zip":
+		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return nil, fmt.Errorf("Unable to list contents of zip archive: %s", err)
+		}
+		for _, f := range zr.File {
+			name, ok := safeRel(f.Name)
+			if !ok {
+				continue
+			}
+			m := archiveMember{name: name, rawName: f.Name, mode: f.Mode().Perm()}
+			switch {
+			case f.FileInfo().IsDir():
+				m.kind = 'd'
+			case f.Mode()&os.ModeSymlink != 0:
+				m.kind = 'l'
+				rc, err := f.Open()
+				if err != nil {
+					return nil, err
+				}
+				target, _ := io.ReadAll(rc)
+				rc.Close()
+				m.linkname = string(target)
+			default:
+				m.kind = 'f'
+				rc, err := f.Open()
+				if err != nil {
+					return nil, err
+				}
+				m.data, err = io.ReadAll(rc)
+				rc.Close()
+				if err != nil {
+					return nil, err
+				}
+			}
+			if m.mode == 0 {
+				m.mode = 0o644
+				if m.kind == 'd' {
+					m.mode = 0o755
+				}
+			}
+			ms = append(ms, m)
+		}
+	default:
+		return nil, fmt.Errorf("Unsupported archive format '%s'", format)
+	}
+	ac := &archiveContents{members: ms}
+	seenTop := map[string]bool{}
+	dirSet := map[string]bool{}
+	for _, m := range ms {
+		// Parents of every member are directories of the archive too.
+		parts := strings.Split(m.name, "/")
+		for i := 1; i < len(parts); i++ {
+			d := strings.Join(parts[:i], "/")
+			if !dirSet[d] {
+				dirSet[d] = true
+				ac.dirs = append(ac.dirs, d+"/")
+			}
+		}
+		switch m.kind {
+		case 'd':
+			if !dirSet[m.name] {
+				dirSet[m.name] = true
+				ac.dirs = append(ac.dirs, m.name+"/")
+			}
+		case 'f':
+			ac.files = append(ac.files, m.name)
+		case 'l':
+			ac.links = append(ac.links, m.name)
+		}
+	}
+	for _, m := range ms {
+		top := strings.SplitN(m.name, "/", 2)[0]
+		if seenTop[top] {
+			continue
+		}
+		seenTop[top] = true
+		switch {
+		case dirSet[top]:
+			ac.topDirs = append(ac.topDirs, top+"/")
+		case m.kind == 'l':
+			ac.topLinks = append(ac.topLinks, top)
+		default:
+			ac.topFiles = append(ac.topFiles, top)
+		}
+	}
+	return ac, nil
+}
+
+// extract writes the members under dest; it returns the names, as the
+// archive lists them.
+func (ac *archiveContents) extract(dest string, perms bool) ([]string, error) {
+	var names []string
+	for _, m := range ac.members {
+		p := filepath.Join(dest, m.name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return names, err
+		}
+		switch m.kind {
+		case 'd':
+			mode := os.FileMode(0o755)
+			if perms && m.mode != 0 {
+				mode = m.mode
+			}
+			if err := os.MkdirAll(p, mode); err != nil {
+				return names, err
+			}
+			if perms {
+				os.Chmod(p, mode)
+			}
+		case 'f':
+			if st, err := os.Lstat(p); err == nil && !st.Mode().IsRegular() {
+				os.RemoveAll(p)
+			}
+			mode := os.FileMode(0o644)
+			if perms && m.mode != 0 {
+				mode = m.mode
+			}
+			if err := writeFileAtomic(p, m.data); err != nil {
+				return names, err
+			}
+			os.Chmod(p, mode)
+		case 'l':
+			os.RemoveAll(p)
+			if err := os.Symlink(m.linkname, p); err != nil {
+				return names, err
+			}
+		}
+		names = append(names, m.rawName)
+	}
+	return names, nil
+}
+
+// archiveData reads the archive source: a local path, salt:// or
+// http(s)://.
+func archiveData(c *statemod.Call, source string) ([]byte, error) {
+	if isRemote(source) {
+		return fetchRemote(source)
+	}
+	return readSource(c, source)
+}
+
+func archiveExtracted(c *statemod.Call) (*value.Map, error) {
+	ret := statemod.Ret(c.Get("name"), false, "")
+	name := c.Name()
+	if !filepath.IsAbs(name) {
+		ret.Set("comment", name+" is not an absolute path")
+		return ret, nil
+	}
+	name = strings.TrimRight(name, "/")
+	if isFile(name) {
+		ret.Set("comment", name+" exists and is not a directory")
+		return ret, nil
+	}
+	name += "/"
+	ifMissing := c.Str("if_missing")
+	if ifMissing != "" && !filepath.IsAbs(ifMissing) {
+		ret.Set("comment", "Value for 'if_missing' is not an absolute path")
+		return ret, nil
+	}
+	if ifMissing != "" && lexists(ifMissing) {
+		ret.Set("result", true)
+		ret.Set("comment", "Path "+ifMissing+" exists")
+		return ret, nil
+	}
+	uid, gid := -1, -1
+	if c.Has("user") {
+		u, ok := resolveUID(c.Get("user"))
+		if !ok {
+			ret.Set("comment", "User "+c.Str("user")+" does not exist")
+			return ret, nil
+		}
+		uid = u
+	}
+	if c.Has("group") {
+		g, ok := resolveGID(c.Get("group"))
+		if !ok {
+			ret.Set("comment", "Group "+c.Str("group")+" does not exist")
+			return ret, nil
+		}
+		gid = g
+	}
+	source, err := sourceList(c, c.Get("source"))
+	if err != nil || source == "" {
+		ret.Set("comment", fmt.Sprintf("Invalid source \"%s\"", value.Str(c.Get("source"))))
+		return ret, nil
+	}
+	if !isRemote(source) && !strings.HasPrefix(source, "salt://") && !strings.HasPrefix(source, "/") && !strings.HasPrefix(source, "file://") {
+		ret.Set("comment", fmt.Sprintf("Invalid source \"%s\"", source))
+		return ret, nil
+	}
+	if isRemote(source) && !c.Has("source_hash") && !c.Bool("skip_verify") {
+		ret.Set("comment", "Unable to verify upstream hash of source file "+source+", please set source_hash or set skip_verify to True")
+		return ret, nil
+	}
+	data, err := archiveData(c, source)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			ret.Set("comment", "Source file '"+source+"' does not exist")
+		} else {
+			ret.Set("comment", "Failed to cache "+source+": "+err.Error())
+		}
+		return ret, nil
+	}
+	// The source hash is verified before anything is extracted.
+	if sh := c.Str("source_hash"); sh != "" && !c.Bool("skip_verify") {
+		var typ, sum string
+		if isRemote(sh) {
+			hd, err := fetchRemote(sh)
+			if err != nil {
+				ret.Set("comment", "Failed to cache "+sh+": "+err.Error())
+				return ret, nil
+			}
+			f := strings.Fields(string(hd))
+			if len(f) == 0 || hashByLen[len(f[0])] == "" {
+				ret.Set("comment", "Source hash "+sh+" format is invalid.")
+				return ret, nil
+			}
+			typ, sum = hashByLen[len(f[0])], strings.ToLower(f[0])
+			base := source[strings.LastIndexByte(source, '/')+1:]
+			for _, line := range strings.Split(string(hd), "\n") {
+				lf := strings.Fields(line)
+				if len(lf) > 1 && strings.TrimPrefix(lf[len(lf)-1], "*") == base && hashByLen[len(lf[0])] != "" {
+					typ, sum = hashByLen[len(lf[0])], strings.ToLower(lf[0])
+				}
+			}
+		} else if typ, sum, err = sourceSum(c, sh, name, source); err != nil {
+			ret.Set("comment", err.Error())
+			return ret, nil
+		}
+		if got := hashOf(typ, data); got != sum {
+			ret.Set("comment", source+" does not match the desired source_hash "+sum)
+			return ret, nil
+		}
+	}
+	format := strings.ToLower(c.Str("archive_format"))
+	if format == "" {
+		format = detectFormat(source, data)
+		if format == "" {
+			ret.Set("comment", "Could not guess archive_format from the value of the 'source' argument. Please set this archive_format to one of the following: rar, tar, zip")
+			return ret, nil
+		}
+	}
+	contents, err := readArchive(format, data)
+	if err != nil {
+		ret.Set("comment", err.Error())
+		return ret, nil
+	}
+	if c.Bool("enforce_toplevel") && (len(contents.topDirs) > 1 || len(contents.topFiles) > 0) {
+		ret.Set("comment", fmt.Sprintf("Archive does not have a single top-level directory. To allow this archive to be extracted, set 'enforce_toplevel' to False. To avoid a '%s-bomb' it may also be advisable to set a top-level directory by adding it to the 'name' value (for example, setting 'name' to %s instead of %s).",
+			format, filepath.Join(name, "some_dir"), name))
+		return ret, nil
+	}
+	if c.Bool("clean") && c.Bool("clean_parent") {
+		ret.Set("comment", "Only one of 'clean' and 'clean_parent' can be set to True")
+		return ret, nil
+	}
+	changes := getv(ret, "changes").(*value.Map)
+	needed := c.Bool("overwrite")
+	missing := false
+	var incorrect []string
+	check := func(list []string, ok func(os.FileMode) bool) {
+		for _, p := range list {
+			st, err := os.Lstat(strings.TrimRight(filepath.Join(name, p), "/"))
+			if err != nil {
+				if os.IsNotExist(err) {
+					needed, missing = true, true
+				}
+				continue
+			}
+			if !ok(st.Mode()) {
+				incorrect = append(incorrect, p)
+			}
+		}
+	}
+	check(contents.dirs, func(m os.FileMode) bool { return m.IsDir() })
+	check(contents.files, func(m os.FileMode) bool { return m&os.ModeSymlink == 0 && !m.IsDir() })
+	check(contents.links, func(m os.FileMode) bool { return m&os.ModeSymlink != 0 })
+	clean := c.Bool("clean") || c.Bool("clean_parent")
+	if len(incorrect) > 0 {
+		var lst strings.Builder
+		lst.WriteString("\n\n")
+		for i, p := range incorrect {
+			if i > 0 {
+				lst.WriteString("\n")
+			}
+			lst.WriteString("- " + p)
+		}
+		comment := "The below paths (relative to " + name + ") exist, but are the incorrect type (file instead of directory, symlink instead of file, etc.)."
+		if c.Test && c.Bool("clean") {
+			ret.Set("result", nil)
+			ret.Set("comment", comment+" Since the 'clean' option is enabled, the destination paths would be cleared and the archive would be extracted."+lst.String())
+			return ret, nil
+		}
+		if c.Test && c.Bool("clean_parent") {
+			ret.Set("result", nil)
+			ret.Set("comment", comment+" Since the 'clean_parent' option is enabled, the destination parent directory would be removed first and then re-created and the archive would be extracted")
+			return ret, nil
+		}
+		if !clean {
+			if !c.Bool("force") {
+				ret.Set("comment", comment+" To proceed with extraction, set 'force' to True. Note that this will remove these paths before extracting."+lst.String())
+				return ret, nil
+			}
+			removed := value.NewList()
+			for _, p := range incorrect {
+				full := filepath.Join(name, p)
+				if err := os.RemoveAll(strings.TrimRight(full, "/")); err == nil {
+					removed.Append(full)
+					needed = true
+				}
+			}
+			changes.Set("removed", removed)
+		}
+	}
+	explain := func(s string) string {
+		if missing {
+			return s + ", due to absence of one or more files/dirs"
+		}
+		return s
+	}
+	var files []string
+	createdDest := false
+	if needed {
+		if c.Test {
+			ret.Set("result", nil)
+			cm := "Archive " + source + " would be extracted to " + name
+			if c.Bool("clean") {
+				cm += ", after cleaning destination path(s)"
+			}
+			ret.Set("comment", explain(cm))
+			return ret, nil
+		}
+		if c.Bool("clean_parent") {
+			os.RemoveAll(strings.TrimRight(name, "/"))
+		} else if c.Bool("clean") {
+			for _, p := range append(append(contents.topDirs, contents.topFiles...), contents.topLinks...) {
+				os.RemoveAll(strings.TrimRight(filepath.Join(name, p), "/"))
+			}
+		}
+		if !isDir(name) {
+			if err := os.MkdirAll(name, 0o755); err != nil {
+				ret.Set("comment", err.Error())
+				return ret, nil
+			}
+			createdDest = true
+			if uid != -1 || gid != -1 {
+				os.Chown(name, uid, gid)
+			}
+		}
+		files, err = contents.extract(name, c.Bool("extract_perms"))
+		if err != nil {
+			if createdDest {
+				os.RemoveAll(name)
+			}
+			ret.Set("comment", err.Error())
+			return ret, nil
+		}
+		if t := c.Get("trim_output"); value.Truthy(t) {
+			if n := intArg(t); n != nil && int(*n) < len(files) {
+				files = files[:*n]
+			}
+		}
+	}
+	// Ownership is enforced on the top-level paths, recursively.
+	var enforceFailed []string
+	if uid != -1 || gid != -1 {
+		var roots []string
+		if p := c.Str("enforce_ownership_on"); p != "" {
+			roots = []string{p}
+		} else {
+			for _, p := range append(append(append([]string(nil), contents.topDirs...), contents.topFiles...), contents.topLinks...) {
+				roots = append(roots, filepath.Join(name, p))
+			}
+		}
+		for _, root := range roots {
+			filepath.Walk(strings.TrimRight(root, "/"), func(p string, info os.FileInfo, err error) error {
+				if err != nil {
+					return nil
+				}
+				st, ok := statPath(p, false)
+				if !ok {
+					return nil
+				}
+				if (uid != -1 && st.uid != uid) || (gid != -1 && st.gid != gid) {
+					changes.Set("updated ownership", true)
+					if !c.Test {
+						if err := os.Lchown(p, uid, gid); err != nil {
+							enforceFailed = append(enforceFailed, p)
+						}
+					}
+				}
+				return nil
+			})
+		}
+	}
+	if needed {
+		if len(files) > 0 {
+			if createdDest {
+				changes.Set("directories_created", value.NewList(name))
+			}
+			changes.Set("extracted_files", strsValue(files))
+			ret.Set("comment", explain(source+" extracted to "+name)+". Output was trimmed to "+value.Str(c.Get("trim_output"))+" number of lines")
+			ret.Set("result", true)
+		} else {
+			ret.Set("comment", "No files were extracted from "+source)
+		}
+	} else {
+		ret.Set("result", true)
+		ret.Set("comment", "All files in archive are already present")
+		if c.Test && changes.Has("updated ownership") {
+			ret.Set("result", nil)
+			ret.Set("comment", "All files in archive are already present. Ownership would be updated on one or more files/directories.")
+		}
+	}
+	if len(enforceFailed) > 0 {
+		sort.Strings(enforceFailed)
+		ret.Set("result", false)
+		ret.Set("comment", value.Str(getv(ret, "comment"))+"\n\nWhile trying to enforce user/group ownership, Salt was unable to change ownership on the following paths:\n\n- "+strings.Join(enforceFailed, "\n- "))
+	}
+	return ret, nil
+}

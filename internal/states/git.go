@@ -1,0 +1,345 @@
+package states
+
+// git.go is the common path of salt/states/git.py's git.latest with the
+// real git command: clone, fetch and fast-forward (or hard-reset with
+// force_reset) to the remote revision (HEAD, a branch, a tag or a commit),
+// remote URL updates, and force_clone of a non-repository target.
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"brine/internal/statemod"
+	"brine/internal/value"
+)
+
+func init() {
+	statemod.Register(&statemod.Function{Name: "git.latest",
+		Params: []statemod.Param{statemod.Req("name"), statemod.Opt("rev", "HEAD"), statemod.Opt("target", nil),
+			statemod.Opt("branch", nil), statemod.Opt("user", nil), statemod.Opt("password", nil),
+			statemod.Opt("update_head", true), statemod.Opt("force_checkout", false), statemod.Opt("force_clone", false),
+			statemod.Opt("force_fetch", false), statemod.Opt("force_reset", false), statemod.Opt("submodules", false),
+			statemod.Opt("bare", false), statemod.Opt("mirror", false), statemod.Opt("remote", "origin"),
+			statemod.Opt("fetch_tags", true), statemod.Opt("sync_tags", true), statemod.Opt("depth", nil),
+			statemod.Opt("identity", nil), statemod.Opt("https_user", nil), statemod.Opt("https_pass", nil),
+			statemod.Opt("refspec_branch", "*"), statemod.Opt("refspec_tag", "*"), statemod.Opt("output_encoding", nil)},
+		Kwargs: true,
+		Doc:    "Ensure that a git repository is cloned to target and at the latest remote revision.",
+		Run:    gitLatest})
+}
+
+// gitRun runs git in dir and returns its trimmed stdout.
+func gitRun(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return strings.TrimSpace(out.String()), fmt.Errorf("%s", msg)
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+func shortSHA(s string) string {
+	if len(s) > 7 {
+		return s[:7]
+	}
+	return s
+}
+
+func formatComments(cs []string) string {
+	s := strings.Join(cs, ". ")
+	if len(cs) > 1 {
+		s += "."
+	}
+	return s
+}
+
+func isHexRev(s string) bool {
+	if s == "" || len(s) > 40 {
+		return false
+	}
+	for _, r := range s {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+			return false
+		}
+	}
+	return true
+}
+
+func gitLatest(c *statemod.Call) (*value.Map, error) {
+	name := c.Name()
+	ret := statemod.Ret(c.Get("name"), true, "")
+	fail := func(msg string, comments []string) (*value.Map, error) {
+		if len(comments) > 0 {
+			msg += "\n\nChanges already made: " + formatComments(comments)
+		}
+		ret.Set("result", false)
+		ret.Set("comment", msg)
+		return ret, nil
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return fail("git is not installed", nil)
+	}
+	target := c.Str("target")
+	remote := c.Str("remote")
+	rev := c.Str("rev")
+	if rev == "" {
+		rev = "HEAD"
+	}
+	if remote == "" {
+		return fail("'remote' argument is required", nil)
+	}
+	if target == "" {
+		return fail("'target' argument is required", nil)
+	}
+	if !filepath.IsAbs(target) {
+		return fail(fmt.Sprintf("target '%s' is not an absolute path", target), nil)
+	}
+	changes := getv(ret, "changes").(*value.Map)
+	refsOut, err := gitRun("", "ls-remote", name)
+	if err != nil {
+		return fail("Failed to check remote refs: "+err.Error(), nil)
+	}
+	refs := map[string]string{}
+	for _, line := range strings.Split(refsOut, "\n") {
+		if sha, ref, ok := strings.Cut(line, "\t"); ok {
+			refs[ref] = sha
+		}
+	}
+	var remoteRev, revType, desiredUpstream string
+	switch {
+	case rev == "HEAD":
+		remoteRev, revType = refs["HEAD"], "sha1"
+	case refs["refs/heads/"+rev] != "":
+		remoteRev, revType, desiredUpstream = refs["refs/heads/"+rev], "branch", remote+"/"+rev
+	case refs["refs/tags/"+rev+"^{}"] != "":
+		remoteRev, revType = refs["refs/tags/"+rev+"^{}"], "tag"
+	case refs["refs/tags/"+rev] != "":
+		remoteRev, revType = refs["refs/tags/"+rev], "tag"
+	case isHexRev(rev):
+		remoteRev, revType = strings.ToLower(rev), "sha1"
+	}
+	var remoteLoc string
+	switch {
+	case revType == "sha1" && rev == "HEAD":
+		remoteLoc = "remote HEAD (" + shortSHA(remoteRev) + ")"
+	case revType == "sha1":
+		remoteLoc = shortSHA(remoteRev)
+	case remoteRev != "":
+		loc := rev
+		if revType == "branch" {
+			loc = desiredUpstream
+		}
+		remoteLoc = loc + " (" + shortSHA(remoteRev) + ")"
+	}
+	if remoteRev == "" && rev != "HEAD" {
+		return fail(fmt.Sprintf("No revision matching '%s' exists in the remote repository", rev), nil)
+	}
+	depth := c.Int("depth", 0)
+	if depth > 0 && revType != "branch" && revType != "tag" {
+		return fail("When 'depth' is used, 'rev' must be set to the name of a branch or tag on the remote repository", nil)
+	}
+	var comments []string
+	if _, err := os.Stat(filepath.Join(target, ".git")); err == nil {
+		localRev, _ := gitRun(target, "rev-parse", "HEAD")
+		url, _ := gitRun(target, "config", "--get", "remote."+remote+".url")
+		status, _ := gitRun(target, "status", "--porcelain", "-uno")
+		localChanges := status != ""
+		urlChange := url != name
+		if localRev == remoteRev && !urlChange && (!localChanges || !c.Bool("force_reset")) {
+			ret.Set("comment", "Repository "+target+" is up-to-date")
+			if localChanges {
+				ret.Set("comment", "Repository "+target+" is up-to-date, but with uncommitted changes. Set 'force_reset' to True to purge uncommitted changes.")
+			}
+			return ret, nil
+		}
+		// Is the remote revision a fast-forward of the local one? A
+		// revision not fetched yet counts as one until the fetch shows
+		// otherwise.
+		ff := true
+		if localRev != "" && remoteRev != "" {
+			if _, err := gitRun(target, "cat-file", "-e", remoteRev+"^{commit}"); err == nil {
+				_, err := gitRun(target, "merge-base", "--is-ancestor", localRev, remoteRev)
+				ff = err == nil
+			}
+		}
+		if c.Test {
+			var actions []string
+			if urlChange {
+				actions = append(actions, fmt.Sprintf("Remote '%s' would be changed from %s to %s", remote, url, name))
+			}
+			if localRev != remoteRev {
+				changes.Set("revision", value.MapOf("old", localRev, "new", remoteRev))
+				switch {
+				case ff && !localChanges:
+					actions = append(actions, "Repository would be fast-forwarded from "+shortSHA(localRev)+" to "+shortSHA(remoteRev))
+				case c.Bool("force_reset"):
+					changes.Set("forced update", true)
+					actions = append(actions, "Repository would be hard-reset from "+shortSHA(localRev)+" to "+shortSHA(remoteRev))
+				default:
+					actions = append(actions, "Repository would be updated from "+shortSHA(localRev)+" to "+shortSHA(remoteRev))
+				}
+			} else if localChanges && c.Bool("force_reset") {
+				changes.Set("forced update", true)
+				actions = append(actions, "Uncommitted changes would be discarded")
+			}
+			ret.Set("result", nil)
+			ret.Set("comment", formatComments(actions))
+			return ret, nil
+		}
+		if urlChange {
+			if _, err := gitRun(target, "remote", "set-url", remote, name); err != nil {
+				return fail(err.Error(), comments)
+			}
+			changes.Set("new", name+" => "+remote)
+			comments = append(comments, fmt.Sprintf("Remote '%s' changed from %s to %s", remote, url, name))
+		}
+		if out, err := gitRun(target, "fetch", remote, "--tags", "--force"); err != nil {
+			return fail("Fetch failed. Set 'force_fetch' to True to force the fetch if the failure was due to not being able to fast-forward. Output of the fetch command follows:\n\n"+err.Error(), comments)
+		} else if out != "" || localRev != remoteRev {
+			comments = append(comments, name+" was fetched, resulting in updated refs")
+		}
+		if localRev != "" && remoteRev != "" {
+			_, err := gitRun(target, "merge-base", "--is-ancestor", localRev, remoteRev)
+			ff = err == nil
+		}
+		if (!ff || localChanges) && !c.Bool("force_reset") {
+			why := "this is not a fast-forward merge"
+			if localChanges {
+				why = "there are uncommitted changes"
+			}
+			return fail(fmt.Sprintf("Repository would be updated from %s to %s, but %s. Set 'force_reset' to True to force this update%s.",
+				shortSHA(localRev), shortSHA(remoteRev), why, map[bool]string{true: " and discard these changes", false: ""}[localChanges]), comments)
+		}
+		if revType == "branch" {
+			cur, _ := gitRun(target, "rev-parse", "--abbrev-ref", "HEAD")
+			branch := c.Str("branch")
+			if branch == "" {
+				branch = rev
+			}
+			if cur != branch {
+				if _, err := gitRun(target, "checkout", "-B", branch, remoteRev); err != nil {
+					return fail(err.Error(), comments)
+				}
+				comments = append(comments, fmt.Sprintf("New branch '%s' was checked out, with %s as a starting point", branch, remoteLoc))
+			}
+		}
+		if ff && !localChanges {
+			if _, err := gitRun(target, "merge", "--ff-only", remoteRev); err != nil {
+				if _, err := gitRun(target, "reset", "--hard", remoteRev); err != nil {
+					return fail(err.Error(), comments)
+				}
+			}
+			comments = append(comments, "Repository was fast-forwarded to "+remoteLoc)
+		} else {
+			if _, err := gitRun(target, "reset", "--hard", remoteRev); err != nil {
+				return fail(err.Error(), comments)
+			}
+			changes.Set("forced update", true)
+			if localChanges {
+				comments = append(comments, "Uncommitted changes were discarded")
+			}
+			comments = append(comments, "Repository was hard-reset to "+remoteLoc)
+		}
+		if c.Bool("submodules") {
+			if _, err := gitRun(target, "submodule", "update", "--init", "--recursive"); err != nil {
+				return fail("Failed to update submodules: "+err.Error(), comments)
+			}
+		}
+		newRev, _ := gitRun(target, "rev-parse", "HEAD")
+		if remoteRev != "" && newRev != remoteRev {
+			return fail("Failed to update repository", comments)
+		}
+		if localRev != newRev {
+			ret.Set("comment", formatComments(comments))
+			changes.Set("revision", value.MapOf("old", localRev, "new", newRev))
+		} else {
+			ret.Set("comment", "Repository "+target+" is up-to-date")
+			if len(comments) > 0 {
+				ret.Set("comment", "Repository "+target+" is up-to-date\n\nChanges made: "+formatComments(comments))
+			}
+		}
+		return ret, nil
+	}
+	// Clone.
+	if ents, err := os.ReadDir(target); err == nil && len(ents) > 0 {
+		if !c.Bool("force_clone") {
+			return fail(fmt.Sprintf("Target '%s' exists, is non-empty and is not a git repository. Set the 'force_clone' option to True to remove this directory's contents and proceed with cloning the remote repository", target), nil)
+		}
+		if c.Test {
+			changes.Set("forced clone", true)
+			changes.Set("new", name+" => "+target)
+			ret.Set("result", nil)
+			ret.Set("comment", fmt.Sprintf("Target directory %s exists. Since force_clone=True, the contents of %s would be deleted, and %s would be cloned into this directory.", target, target, name))
+			return ret, nil
+		}
+		for _, e := range ents {
+			if err := os.RemoveAll(filepath.Join(target, e.Name())); err != nil {
+				return fail(fmt.Sprintf("Unable to remove %s: %s", target, err), nil)
+			}
+		}
+		changes.Set("forced clone", true)
+	} else if c.Test {
+		changes.Set("new", name+" => "+target)
+		ret.Set("result", nil)
+		ret.Set("comment", "Repository "+name+" would be cloned to "+target)
+		return ret, nil
+	}
+	args := []string{"clone", "--origin", remote}
+	if depth > 0 {
+		args = append(args, "--depth", fmt.Sprint(depth))
+	}
+	if revType == "branch" || revType == "tag" {
+		args = append(args, "--branch", rev)
+	}
+	if _, err := gitRun("", append(args, name, target)...); err != nil {
+		return fail(fmt.Sprintf("Clone failed: %s", err), nil)
+	}
+	changes.Set("new", name+" => "+target)
+	comments = append(comments, name+" cloned to "+target)
+	if revType == "sha1" && rev != "HEAD" {
+		if _, err := gitRun(target, "checkout", remoteRev); err != nil {
+			return fail(err.Error(), comments)
+		}
+		comments = append(comments, "Repository was reset to "+remoteLoc)
+	}
+	if b := c.Str("branch"); b != "" {
+		if cur, _ := gitRun(target, "rev-parse", "--abbrev-ref", "HEAD"); cur != b {
+			if _, err := gitRun(target, "checkout", "-B", b); err != nil {
+				return fail(err.Error(), comments)
+			}
+			comments = append(comments, fmt.Sprintf("Branch '%s' checked out, with %s as a starting point", b, remoteLoc))
+		}
+	}
+	if c.Bool("submodules") {
+		if _, err := gitRun(target, "submodule", "update", "--init", "--recursive"); err != nil {
+			return fail("Failed to update submodules: "+err.Error(), comments)
+		}
+	}
+	if user := c.Str("user"); user != "" {
+		if uid, ok := resolveUID(user); ok {
+			gid, _ := lookupUserGID(uid)
+			filepath.Walk(target, func(p string, _ os.FileInfo, err error) error {
+				if err == nil {
+					os.Lchown(p, uid, gid)
+				}
+				return nil
+			})
+		}
+	}
+	ret.Set("comment", formatComments(comments))
+	if newRev, err := gitRun(target, "rev-parse", "HEAD"); err == nil {
+		changes.Set("revision", value.MapOf("old", nil, "new", newRev))
+	}
+	return ret, nil
+}

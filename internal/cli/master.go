@@ -68,6 +68,8 @@ func Master(args []string, stdout, stderr io.Writer) int {
 	var f fleetFlags
 	fs := newFleetFlagSet("brine master", stderr)
 	f.add(fs)
+	var writeAuth bool
+	fs.BoolVar(&writeAuth, "write-nats-auth", false, "write the authorization file an external nats-server includes (nats_auth_file) and exit")
 	if rc, ok := parseFleet(fs, args); !ok {
 		return rc
 	}
@@ -80,6 +82,18 @@ func Master(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitGeneric
+	}
+	if writeAuth {
+		accepted, err := m.Store.Accepted()
+		if err == nil {
+			err = m.WriteNATSAuth(accepted)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitGeneric
+		}
+		fmt.Fprintln(stdout, m.NATSAuthFile())
+		return exitOK
 	}
 	if err := m.Start(); err != nil {
 		fmt.Fprintln(stderr, err)

@@ -643,6 +643,8 @@ func (c *Compiler) handleIorderRange(st *value.Map, start, end int) {
 // handleStateDecls injects __sls__ and __env__ and turns mod.fun keys into
 // mod: [..., fun] (Salt's _handle_state_decls).
 func handleStateDecls(st *value.Map, sls, env string, errs []string) []string {
+	slsV, envV := any(sls), any(env) // boxed once for every ID
+	var keyBuf [4]any
 	for i := 0; i < st.Len(); i++ {
 		name, body := st.At(i)
 		bm, ok := body.(*value.Map)
@@ -659,7 +661,7 @@ func handleStateDecls(st *value.Map, sls, env string, errs []string) []string {
 			continue
 		}
 		skeys := map[string]bool{}
-		keys := append([]any(nil), bm.Keys()...)
+		keys := append(keyBuf[:0], bm.Keys()...)
 		for _, k := range keys {
 			ks, ok := k.(string)
 			if !ok {
@@ -673,25 +675,25 @@ func handleStateDecls(st *value.Map, sls, env string, errs []string) []string {
 			if !ok {
 				continue
 			}
-			if strings.Contains(ks, ".") {
-				comps := strings.Split(ks, ".")
-				if skeys[comps[0]] {
+			if mod, rest, ok := strings.Cut(ks, "."); ok {
+				fun, _, _ := strings.Cut(rest, ".") // Salt takes the second component
+				if skeys[mod] {
 					errs = append(errs, fmt.Sprintf("ID '%s' in SLS '%s' contains multiple state declarations of the same type", value.Str(name), sls))
 					continue
 				}
 				bm.Delete(k)
-				l.Append(comps[1])
-				bm.Set(comps[0], l)
-				skeys[comps[0]] = true
+				l.Append(fun)
+				bm.Set(mod, l)
+				skeys[mod] = true
 				continue
 			}
 			skeys[ks] = true
 		}
 		if !bm.Has("__sls__") {
-			bm.Set("__sls__", sls)
+			bm.Set("__sls__", slsV)
 		}
 		if !bm.Has("__env__") {
-			bm.Set("__env__", env)
+			bm.Set("__env__", envV)
 		}
 	}
 	return errs

@@ -341,7 +341,8 @@ func CompileHighData(high *value.Map) []*value.Map {
 			if isDunder(st) {
 				continue
 			}
-			var funcs []string
+			var funcBuf [2]any
+			funcs := funcBuf[:0] // the function names as boxed in the high data
 			var names []any
 			chunk := value.NewMap(8 + len(iterList(run)))
 			chunk.Set("state", st)
@@ -356,8 +357,8 @@ func CompileHighData(high *value.Map) []*value.Map {
 			for _, arg := range iterList(run) {
 				switch a := arg.(type) {
 				case string:
-					if !contains(funcs, a) {
-						funcs = append(funcs, a)
+					if !containsEqual(funcs, arg) {
+						funcs = append(funcs, arg)
 					}
 				case *value.Map:
 					for k := 0; k < a.Len(); k++ {

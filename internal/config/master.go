@@ -26,6 +26,11 @@ func MasterDefaults() *value.Map {
 		// brine: an external NATS server instead of the embedded one.
 		{"nats_url", ""},
 		{"nats_creds", ""}, // nkey seed file of the master's NATS user
+		// brine: with an external server, the authorization block the
+		// master keeps up to date (default pki_dir/nats-auth.conf) and the
+		// server's pid file, to signal it to reload.
+		{"nats_auth_file", ""},
+		{"nats_server_pid_file", ""},
 		// brine: TLS of the embedded server; a CA is generated under
 		// pki_dir/tls when no certificate is configured.
 		{"tls", true},

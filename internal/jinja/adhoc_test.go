@@ -30,13 +30,14 @@ func TestAdhoc(t *testing.T) {
 		Out  *string `json:"out,omitempty"`
 		Type string  `json:"type,omitempty"`
 		Msg  string  `json:"msg,omitempty"`
+		Line int     `json:"line,omitempty"`
 	}
 	var res []result
 	for _, s := range srcs {
 		out, err := renderGolden(goldenCase{template: s.T, options: s.Opts, files: progFiles})
 		if err != nil {
 			e := asError(err)
-			res = append(res, result{Type: e.Type, Msg: e.Msg})
+			res = append(res, result{Type: e.Type, Msg: e.Msg, Line: e.Line})
 		} else {
 			res = append(res, result{Out: &out})
 		}

@@ -76,6 +76,9 @@ type Environment struct {
 	MaxOutput int
 	// MaxDepth bounds macro, include and import nesting (0: 400).
 	MaxDepth int
+	// MaxSteps, when positive, bounds the loop iterations and macro calls
+	// of one render (a guard against runaway templates).
+	MaxSteps int
 
 	filters map[string]filterEntry
 	tests   map[string]testEntry

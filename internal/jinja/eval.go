@@ -75,6 +75,7 @@ type renderer struct {
 	depth    int
 	autoesc  bool
 	suppress bool // output after {% extends %} is dropped
+	steps    int
 	modules  map[string]*Module
 }
 
@@ -176,7 +177,21 @@ func (r *renderer) maxDepth() int {
 	return 400
 }
 
+// step counts one loop iteration or call against MaxSteps.
+func (r *renderer) step() error {
+	if r.env.MaxSteps > 0 {
+		r.steps++
+		if r.steps > r.env.MaxSteps {
+			return errRuntime("template exceeded %d steps", r.env.MaxSteps)
+		}
+	}
+	return nil
+}
+
 func (r *renderer) enter() error {
+	if err := r.step(); err != nil {
+		return err
+	}
 	r.depth++
 	if r.depth > r.maxDepth() {
 		r.depth--
@@ -586,6 +601,9 @@ func (r *renderer) execFor(fr *frame, sc *scope, x *forNode) error {
 			}
 		}
 		for i, it := range items {
+			if err := r.step(); err != nil {
+				return err
+			}
 			loop.i = i
 			// each iteration has its own scope: a set inside the body
 			// does not survive into the next iteration

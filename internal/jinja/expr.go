@@ -3,6 +3,7 @@ package jinja
 import (
 	"errors"
 	"math/big"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -210,7 +211,10 @@ func (r *renderer) binop(op string, l, rv any) (any, error) {
 		return nil, u.err()
 	}
 	if u, ok := rv.(*Undefined); ok {
-		return nil, u.err()
+		// str % undefined formats it with str(): "" when lenient
+		if _, isStr := l.(string); !isStr || op != "%" || r.strict(u) {
+			return nil, u.err()
+		}
 	}
 	if m, ok := l.(Markup); ok {
 		switch op {
@@ -241,8 +245,13 @@ func (r *renderer) binop(op string, l, rv any) (any, error) {
 			return nil, err
 		}
 	}
+	if s, ok := l.(string); ok && op == "%" && hugePercentRe.MatchString(s) {
+		return nil, newError(KindRuntime, "MemoryError", "result too large")
+	}
 	return pyops.BinaryOp(op, l, rv)
 }
+
+var hugePercentRe = regexp.MustCompile(`%(\([^)]*\))?[-+ #0]*(\d{8,}|\.\d{8,})`)
 
 func escapeArgs(v any) any {
 	switch x := v.(type) {
@@ -350,8 +359,12 @@ func (r *renderer) compare(op string, l, rv any) (bool, error) {
 			}
 			return op == "notin", nil
 		}
-		if u, ok := l.(*Undefined); ok && r.strict(u) {
-			return false, u.err()
+		if u, ok := l.(*Undefined); ok {
+			found, err := r.undefinedIn(u, rv)
+			if op == "notin" {
+				found = !found
+			}
+			return found, err
 		}
 		ok, err := r.contains(rv, l)
 		if op == "notin" {
@@ -382,6 +395,39 @@ func (r *renderer) compare(op string, l, rv any) (bool, error) {
 	return pyops.Compare(op, unmark(l), unmark(rv))
 }
 
+// undefinedIn is `u in container` for an undefined u, following Python's
+// order of failures.
+func (r *renderer) undefinedIn(u *Undefined, container any) (bool, error) {
+	switch c := container.(type) {
+	case *value.List:
+		if c.Len() == 0 {
+			return false, nil
+		}
+	case value.Tuple:
+		if len(c) == 0 {
+			return false, nil
+		}
+	case string, Markup:
+		return false, errType("'in <string>' requires string as left operand, not %s", r.undefTypeName(u))
+	case *value.Map, Iterable, Getitemer:
+	default:
+		return false, errType("argument of type '%s' is not iterable", pyops.TypeName(container))
+	}
+	if r.strict(u) {
+		return false, u.err()
+	}
+	items, err := r.iterate(container)
+	if err != nil {
+		return false, nil
+	}
+	for _, it := range items {
+		if _, isU := it.(*Undefined); isU {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 func unmark(v any) any {
 	if m, ok := v.(Markup); ok {
 		return string(m)
@@ -409,6 +455,14 @@ func (r *renderer) contains(container, item any) (bool, error) {
 		return ok, err
 	}
 	return pyops.Contains(container, unmark(item))
+}
+
+// undefTypeName is the Python class name of an undefined value.
+func (r *renderer) undefTypeName(u *Undefined) string {
+	if r.strict(u) {
+		return "StrictUndefined"
+	}
+	return "Undefined"
 }
 
 // strict reports whether using u must fail.
@@ -837,6 +891,9 @@ func (r *renderer) evalCall(fr *frame, sc *scope, e *callExpr, caller *Macro) (a
 				if err != nil {
 					return nil, err
 				}
+				if err := r.checkStrictArgs(args, kw); err != nil {
+					return nil, err
+				}
 				v, _, err := callMethod(obj, ga.Attr, args, kw)
 				return v, err
 			}
@@ -871,8 +928,32 @@ func (r *renderer) callWith(fr *frame, sc *scope, fn any, e *callExpr, caller *M
 	return r.call(fr, sc, fn, args, kw)
 }
 
+// checkStrictArgs fails when a strict undefined value is passed to a
+// Python method: every method would convert, compare or hash it.
+func (r *renderer) checkStrictArgs(args []any, kw *value.Map) error {
+	for _, a := range args {
+		if u, ok := a.(*Undefined); ok && r.strict(u) {
+			return u.err()
+		}
+	}
+	if kw != nil {
+		for _, a := range kw.Values() {
+			if u, ok := a.(*Undefined); ok && r.strict(u) {
+				return u.err()
+			}
+		}
+	}
+	return nil
+}
+
 // call invokes any callable template value.
 func (r *renderer) call(fr *frame, sc *scope, fn any, args []any, kw *value.Map) (any, error) {
+	switch fn.(type) {
+	case *boundMethod, *markupMethod:
+		if err := r.checkStrictArgs(args, kw); err != nil {
+			return nil, err
+		}
+	}
 	switch f := fn.(type) {
 	case ContextCallable:
 		return f.CallContext(&Context{r: r, fr: fr, sc: sc}, args, kw)
@@ -924,6 +1005,9 @@ func (r *renderer) applyFilter(fr *frame, sc *scope, name string, v any, args []
 	if !ok {
 		return nil, newError(KindSyntax, "TemplateAssertionError", "No filter named "+pyQuote(name)+".")
 	}
+	if u, isU := v.(*Undefined); isU && undefFailsFilter[name] {
+		return nil, u.err()
+	}
 	if f.cfn != nil {
 		return f.cfn(&Context{r: r, fr: fr, sc: sc}, v, args, kw)
 	}
@@ -950,13 +1034,26 @@ func (r *renderer) applyTest(fr *frame, sc *scope, name string, v any, args []an
 	if !ok {
 		return false, newError(KindSyntax, "TemplateAssertionError", "No test named "+pyQuote(name)+".")
 	}
+	if u, isU := v.(*Undefined); isU && !t.raw && (r.strict(u) || undefFailsTest[name]) {
+		return false, u.err()
+	}
 	if t.cfn != nil {
 		return t.cfn(&Context{r: r, fr: fr, sc: sc}, v, args, kw)
 	}
-	if u, isU := v.(*Undefined); isU && !t.raw && r.strict(u) {
-		return false, u.err()
-	}
 	return t.fn(v, args, kw)
+}
+
+// undefFailsFilter and undefFailsTest name the builtin filters and tests
+// that fail even on a lenient undefined value (they do arithmetic,
+// comparisons or conversions on it, which Jinja's Undefined refuses).
+var undefFailsFilter = map[string]bool{
+	"dictsort": true, "filesizeformat": true, "float": true, "indent": true, "int": true,
+	"wordwrap": true, "xmlattr": true,
+}
+
+var undefFailsTest = map[string]bool{
+	"odd": true, "even": true, "divisibleby": true, "gt": true, "ge": true, "lt": true, "le": true,
+	">": true, ">=": true, "<": true, "<=": true, "greaterthan": true, "lessthan": true,
 }
 
 // runeLen counts code points.

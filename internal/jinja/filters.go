@@ -96,7 +96,7 @@ func init() {
 	regCtxFilter("groupby", filterGroupby)
 	regCtxFilter("indent", filterIndent)
 	regFilter("int", filterInt)
-	regCtxFilter("items", filterItems)
+	builtinFilters["items"] = filterEntry{cfn: filterItems, raw: true}
 	regCtxFilter("join", filterJoin)
 	regCtxFilter("list", filterList)
 	regFilter("lower", filterLower)
@@ -104,7 +104,7 @@ func init() {
 	regCtxFilter("map", filterMap)
 	regCtxFilter("max", filterMax)
 	regCtxFilter("min", filterMin)
-	regFilter("pprint", filterPprint)
+	builtinFilters["pprint"] = filterEntry{fn: filterPprint, raw: true}
 	regCtxFilter("random", filterRandom)
 	regCtxFilter("reject", selectFilter(false, false))
 	regCtxFilter("rejectattr", selectFilter(false, true))
@@ -112,7 +112,7 @@ func init() {
 	regCtxFilter("selectattr", selectFilter(true, true))
 	regCtxFilter("replace", filterReplace)
 	regCtxFilter("reverse", filterReverse)
-	regFilter("round", filterRound)
+	builtinFilters["round"] = filterEntry{cfn: filterRoundCtx, raw: true}
 	regFilter("safe", func(v any, a []any, kw *value.Map) (any, error) { return Markup(pyStrOf(v)), nil })
 	regCtxFilter("slice", filterSlice)
 	regCtxFilter("sort", filterSort)
@@ -120,7 +120,7 @@ func init() {
 	regCtxFilter("striptags", filterStriptags)
 	regCtxFilter("sum", filterSum)
 	regCtxFilter("title", filterTitle)
-	regCtxFilter("tojson", filterTojson)
+	builtinFilters["tojson"] = filterEntry{cfn: filterTojson, raw: true}
 	regCtxFilter("trim", filterTrim)
 	regCtxFilter("truncate", filterTruncate)
 	regCtxFilter("unique", filterUnique)
@@ -231,6 +231,9 @@ func filterBatch(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	}
 	if len(cur) > 0 {
 		if !isMissing(a[1]) && a[1] != nil {
+			if n > 1<<20 {
+				return nil, newError(KindRuntime, "MemoryError", "result too large")
+			}
 			for len(cur) < n {
 				cur = append(cur, a[1])
 			}
@@ -668,6 +671,9 @@ func filterIndent(c *Context, v any, args []any, kw *value.Map) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		if n > 1<<16 {
+			return nil, newError(KindRuntime, "MemoryError", "result too large")
+		}
 		ind = strings.Repeat(" ", max(n, 0))
 	}
 	var s string
@@ -719,9 +725,6 @@ func filterIndent(c *Context, v any, args []any, kw *value.Map) (any, error) {
 func filterItems(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	switch x := v.(type) {
 	case *Undefined:
-		if c.r.strict(x) {
-			return nil, x.err()
-		}
 		return value.NewList(), nil
 	case *value.Map:
 		out := make([]any, 0, x.Len())
@@ -1030,6 +1033,9 @@ func filterReverse(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	}
 	items, err := c.Iterate(v)
 	if err != nil {
+		if asError(err).Kind == KindUndefined {
+			return nil, err
+		}
 		return nil, newError(KindRuntime, "FilterArgumentError", "argument must be iterable")
 	}
 	out := make([]any, len(items))
@@ -1051,6 +1057,20 @@ func (r *reversedIter) Repr() string { return "<list_reverseiterator object>" }
 
 // PyTypeName is the Python type name used in error messages.
 func (*reversedIter) PyTypeName() string { return "list_reverseiterator" }
+
+func filterRoundCtx(c *Context, v any, args []any, kw *value.Map) (any, error) {
+	if u, ok := v.(*Undefined); ok {
+		a, err := bind("round", args, kw, "precision", "method")
+		if err != nil {
+			return nil, err
+		}
+		if m := or(a[1], "common"); m == "common" {
+			return nil, errType("type %s doesn't define __round__ method", c.r.undefTypeName(u))
+		}
+		return nil, u.err()
+	}
+	return filterRound(v, args, kw)
+}
 
 func filterRound(v any, args []any, kw *value.Map) (any, error) {
 	a, err := bind("round", args, kw, "precision", "method")
@@ -1082,6 +1102,9 @@ func filterRound(v any, args []any, kw *value.Map) (any, error) {
 		}
 		return nil, errType("type %s doesn't define __round__ method", pyops.TypeName(v))
 	case "ceil", "floor":
+		if u, ok := v.(*Undefined); ok {
+			return nil, u.err()
+		}
 		var scale any = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(max(prec, 0))), nil)
 		if prec < 0 {
 			scale = math.Pow(10, float64(prec))
@@ -1192,6 +1215,12 @@ func filterSlice(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	offset := 0
 	var out []any
 	for i := 0; i < n; i++ {
+		if err := c.r.step(); err != nil {
+			return nil, err
+		}
+		if len(out) > 1<<20 {
+			return nil, newError(KindRuntime, "MemoryError", "result too large")
+		}
 		start := offset + i*per
 		if i < extra {
 			offset++
@@ -1366,7 +1395,7 @@ func filterTojson(c *Context, v any, args []any, kw *value.Map) (any, error) {
 		return nil, err
 	}
 	if u, ok := v.(*Undefined); ok {
-		return nil, u.err()
+		return nil, errType("Object of type %s is not JSON serializable", c.r.undefTypeName(u))
 	}
 	opts := value.JSONOptions{SortKeys: true, EnsureASCII: true, Indent: -1}
 	if !isMissing(a[0]) && a[0] != nil {
@@ -1440,6 +1469,12 @@ func filterTruncate(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	s, isStr := v.(string)
 	if m, ok := v.(Markup); ok {
 		s, isStr = string(m), true
+	}
+	if u, ok := v.(*Undefined); ok {
+		if c.r.strict(u) {
+			return nil, u.err()
+		}
+		s, isStr = "", true
 	}
 	if !isStr {
 		if _, err := pyops.Len(v); err != nil {

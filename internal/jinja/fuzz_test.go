@@ -34,6 +34,7 @@ func FuzzRender(f *testing.F) {
 		env := New()
 		env.MaxOutput = 1 << 20
 		env.MaxDepth = 50
+		env.MaxSteps = 200000
 		env.Loader = MapLoader{
 			"inc":  "{{ x|default(1) }}{% macro f() %}{{ caller() if caller is defined }}{% endmacro %}",
 			"base": "{% block b %}base{% endblock %}",

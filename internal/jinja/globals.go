@@ -118,6 +118,19 @@ type rangeObj struct {
 // Iterate lists the items a loop over the value sees.
 func (r *rangeObj) Iterate() ([]any, error) { return r.items, nil }
 
+// Getattr exposes start, stop and step.
+func (r *rangeObj) Getattr(name string) (any, bool) {
+	switch name {
+	case "start":
+		return r.start, true
+	case "stop":
+		return r.stop, true
+	case "step":
+		return r.step, true
+	}
+	return nil, false
+}
+
 // Getitem returns an item of the value.
 func (r *rangeObj) Getitem(key any) (any, bool, error) {
 	v, err := pyops.GetItem(value.Tuple(r.items), key)
@@ -156,6 +169,8 @@ func globalDict(args []any, kw *value.Map) (any, error) {
 	}
 	if len(args) == 1 {
 		switch x := args[0].(type) {
+		case *Undefined:
+			return nil, x.err()
 		case *value.Map:
 			m.Update(x)
 		default:

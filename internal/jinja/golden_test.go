@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -245,6 +246,7 @@ func TestGoldenBulk(t *testing.T) {
 		Out   *string `json:"out"`
 		Type  string  `json:"type"`
 		Msg   string  `json:"msg"`
+		Line  int     `json:"line"`
 	}
 	if err := json.Unmarshal(data, &cases); err != nil {
 		t.Fatal(err)
@@ -271,6 +273,8 @@ func TestGoldenBulk(t *testing.T) {
 			e := asError(err)
 			if c.Type != "RecursionError" && (e.Type != c.Type || e.Msg != c.Msg) {
 				bad = "got error " + e.Type + ": " + e.Msg + "\nwant error " + c.Type + ": " + c.Msg
+			} else if c.Line != 0 && e.Line != c.Line {
+				bad = "got error line " + strconv.Itoa(e.Line) + ", want " + strconv.Itoa(c.Line)
 			}
 		}
 		if bad != "" {

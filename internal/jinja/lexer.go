@@ -271,7 +271,10 @@ func (lx *lexer) lexRaw(p, begin int) (int, error) {
 	for {
 		i := strings.Index(s[q:], "{%")
 		if i < 0 {
-			return 0, lx.errAt(begin, "Missing end of raw directive")
+			if p >= len(s) {
+				return p, nil // Jinja accepts an unterminated raw at the very end
+			}
+			return 0, lx.errAt(p, "Missing end of raw directive")
 		}
 		j := q + i
 		k := j + 2
@@ -307,7 +310,10 @@ func (lx *lexer) lexComment(p, begin int) (int, error) {
 	s := lx.src
 	i := strings.Index(s[p:], "#}")
 	if i < 0 {
-		return 0, lx.errAt(begin, "Missing end of comment tag")
+		if p >= len(s) {
+			return p, nil // Jinja accepts an unterminated comment at the very end
+		}
+		return 0, lx.errAt(p, "Missing end of comment tag")
 	}
 	j := p + i
 	sign := byte(0)
@@ -479,6 +485,17 @@ func (lx *lexer) lexNumber(p int) (int, error) {
 			isFloat = true
 		}
 	}
+	if !isFloat && s[start] == '0' {
+		// Jinja's decimal integers cannot start with 0 unless all zeros:
+		// "03" is the integer 0 followed by the integer 3.
+		q = start + 1
+		for q+1 < len(s) && s[q] == '_' && s[q+1] == '0' || q < len(s) && s[q] == '0' {
+			if s[q] == '_' {
+				q++
+			}
+			q++
+		}
+	}
 	text := strings.ReplaceAll(s[start:q], "_", "")
 	if isFloat {
 		f, err := strconv.ParseFloat(text, 64)
@@ -532,7 +549,11 @@ func (lx *lexer) lexString(p int) (int, error) {
 			i += 2
 			continue
 		case q:
-			lx.toks = append(lx.toks, token{typ: tString, val: unescapeString(s[p+1 : i]), pos: p})
+			v, err := unescapeString(s[p+1 : i])
+			if err != "" {
+				return 0, lx.errAt(p, err)
+			}
+			lx.toks = append(lx.toks, token{typ: tString, val: v, pos: p})
 			return i + 1, nil
 		}
 		i++
@@ -541,10 +562,11 @@ func (lx *lexer) lexString(p int) (int, error) {
 	return 0, lx.errAt(p, "unexpected char "+pyQuote(string(r))+" at "+strconv.Itoa(utf8.RuneCountInString(s[:p])))
 }
 
-// unescapeString applies Python's unicode-escape decoding to a literal body.
-func unescapeString(s string) string {
+// unescapeString applies Python's unicode-escape decoding to a literal
+// body; a non-empty second result is the codec's error.
+func unescapeString(s string) (string, string) {
 	if strings.IndexByte(s, '\\') < 0 {
-		return s
+		return s, ""
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
@@ -576,13 +598,15 @@ func unescapeString(s string) string {
 			n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
 			if i+1+n <= len(s) {
 				if v, err := strconv.ParseUint(s[i+1:i+1+n], 16, 32); err == nil {
+					if v > unicode.MaxRune {
+						return "", "illegal Unicode character"
+					}
 					b.WriteRune(rune(v))
 					i += n
 					continue
 				}
 			}
-			b.WriteByte('\\')
-			b.WriteByte(e)
+			return "", map[byte]string{'x': `truncated \xXX escape`, 'u': `truncated \uXXXX escape`, 'U': `truncated \UXXXXXXXX escape`}[e]
 		case '0', '1', '2', '3', '4', '5', '6', '7':
 			v := 0
 			j := i
@@ -597,7 +621,7 @@ func unescapeString(s string) string {
 			b.WriteByte(e)
 		}
 	}
-	return b.String()
+	return b.String(), ""
 }
 
 // lineCol converts a byte offset into a 1-based line and column.

@@ -590,6 +590,9 @@ func (p *Parser) parseMacro() (Node, error) {
 		return nil, err
 	}
 	p.next()
+	if err := p.checkCallerArg(t.pos, args, defs); err != nil {
+		return nil, err
+	}
 	m := &macroNode{posn: posn{t.pos}, Name: name, Args: args, Defaults: defs, Body: body}
 	analyzeMacro(m)
 	return m, nil
@@ -618,6 +621,9 @@ func (p *Parser) parseCallBlock() (Node, error) {
 		return nil, err
 	}
 	p.next()
+	if err := p.checkCallerArg(t.pos, args, defs); err != nil {
+		return nil, err
+	}
 	m := &macroNode{posn: posn{t.pos}, Name: "caller", Args: args, Defaults: defs, Body: body}
 	analyzeMacro(m)
 	return &callBlockNode{posn{t.pos}, call, m}, nil
@@ -1386,6 +1392,18 @@ func (p *Parser) parseTest(x Expr) (Expr, error) {
 		return &unaryExpr{posn{t.pos}, "not", n}, nil
 	}
 	return n, nil
+}
+
+// checkCallerArg refuses an explicit "caller" parameter without default.
+func (p *Parser) checkCallerArg(pos int, args []string, defs []Expr) error {
+	for i, a := range args {
+		if a == "caller" && i < len(args)-len(defs) {
+			e := p.failAt(pos, `When defining macros or call blocks the special "caller" argument must be omitted or be given a default.`)
+			e.Type = "TemplateAssertionError"
+			return e
+		}
+	}
+	return nil
 }
 
 // analyzeMacro records whether a macro body refers to caller, varargs or

@@ -127,25 +127,30 @@ func init() {
 		}
 		return false, nil
 	})
-	regRawTest("sequence", func(v any, a []any, kw *value.Map) (bool, error) {
-		switch v.(type) {
+	builtinTests["sequence"] = testEntry{raw: true, cfn: func(c *Context, v any, a []any, kw *value.Map) (bool, error) {
+		switch x := v.(type) {
 		case string, Markup, *value.List, value.Tuple, *value.Map, []byte, *groupTuple:
 			return true, nil
+		case *Undefined:
+			return !c.r.strict(x), nil
 		}
 		return false, nil
-	})
-	regRawTest("iterable", func(v any, a []any, kw *value.Map) (bool, error) {
-		switch v.(type) {
+	}}
+	builtinTests["iterable"] = testEntry{raw: true, cfn: func(c *Context, v any, a []any, kw *value.Map) (bool, error) {
+		switch x := v.(type) {
 		case string, Markup, *value.List, value.Tuple, *value.Map, []byte, Iterable:
 			return true, nil
 		case *Undefined:
+			if c.r.strict(x) {
+				return false, x.err()
+			}
 			return true, nil
 		}
 		return false, nil
-	})
+	}}
 	regRawTest("callable", func(v any, a []any, kw *value.Map) (bool, error) {
 		switch v.(type) {
-		case value.Callable, ContextCallable:
+		case value.Callable, ContextCallable, *Undefined:
 			return true, nil
 		}
 		return false, nil

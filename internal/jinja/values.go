@@ -2,6 +2,8 @@ package jinja
 
 import (
 	"fmt"
+	"math/big"
+	"regexp"
 	"strings"
 
 	"brine/internal/pyops"
@@ -178,6 +180,9 @@ func callMethod(obj any, name string, args []any, kwargs *value.Map) (any, bool,
 	if err := checkNoCycle(obj, name, args, kwargs); err != nil {
 		return nil, true, err
 	}
+	if err := checkHugeArgs(obj, name, args); err != nil {
+		return nil, true, err
+	}
 	v, found, err := pyops.CallMethod(obj, name, args, kwargs)
 	if err == nil {
 		if _, isMap := obj.(*value.Map); isMap {
@@ -195,6 +200,32 @@ func callMethod(obj any, name string, args []any, kwargs *value.Map) (any, bool,
 		}
 	}
 	return v, found, err
+}
+
+// widthMethods take a result width as first argument.
+var widthMethods = map[string]bool{"center": true, "ljust": true, "rjust": true, "zfill": true, "expandtabs": true}
+
+var hugeFormatRe = regexp.MustCompile(`\{[^{}]*:[^{}]*\d{8,}[^{}]*\}`)
+
+// checkHugeArgs refuses string methods whose result would be enormous
+// (a guard of the sandbox: Python would try to allocate it).
+func checkHugeArgs(obj any, name string, args []any) error {
+	s, ok := obj.(string)
+	if !ok {
+		return nil
+	}
+	if widthMethods[name] && len(args) > 0 {
+		if n, ok := args[0].(int64); ok && n > 1<<24 {
+			return newError(KindRuntime, "MemoryError", "result too large")
+		}
+		if _, ok := args[0].(*big.Int); ok {
+			return newError(KindRuntime, "OverflowError", "Python int too large to convert to C ssize_t")
+		}
+	}
+	if (name == "format" || name == "format_map") && hugeFormatRe.MatchString(s) {
+		return newError(KindRuntime, "MemoryError", "result too large")
+	}
+	return nil
 }
 
 // mutators are the list and dict methods that store their arguments.

@@ -8,6 +8,7 @@ package states
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -324,9 +325,13 @@ func clearRtag(c *statemod.Call) {
 // added to this call's packages (one package manager call for all); those
 // chunks still run later and find their packages in place.
 func aggregatePkgs(c *statemod.Call, wants []pkgWant) []pkgWant {
-	agg := value.Truthy(c.Opt("state_aggregate"))
+	opt := c.Opt("state_aggregate")
 	if v, ok := c.Low.Get("aggregate"); ok {
-		agg = value.Truthy(v)
+		opt = v
+	}
+	agg := opt == true
+	if l, ok := opt.(*value.List); ok {
+		agg = contains(listStrings(l), "pkg")
 	}
 	if !agg || c.Env == nil || c.Env.Shared == nil || c.Low.Has("hold") {
 		return wants
@@ -343,6 +348,9 @@ func aggregatePkgs(c *statemod.Call, wants []pkgWant) []pkgWant {
 		if done == nil {
 			done = map[string]bool{}
 			m[pkgAggKey] = done
+		}
+		if done[self] {
+			return // folded into an earlier chunk (Salt's __agg__)
 		}
 		done[self] = true
 		for _, ch := range c.Chunks {
@@ -557,6 +565,11 @@ func pkgInstalled(c *statemod.Call) (*value.Map, error) {
 		clearRtag(c)
 	}
 	if err != nil {
+		if msg, ch, ok := pkgErrorInfo(err); ok {
+			ret := statemod.Ret(name, false, msg)
+			ret.Set("changes", ch)
+			return ret, nil
+		}
 		ret := statemod.Ret(name, false, "An error was encountered while installing package(s): "+err.Error())
 		return ret, nil
 	}
@@ -630,6 +643,40 @@ func pkgInstalled(c *statemod.Call) (*value.Map, error) {
 		pkgApplyHold(c, ret, wants, value.Truthy(holdArg))
 	}
 	return ret, nil
+}
+
+// pkgErrorInfo reads the pkg execution module's error with info (Salt's
+// CommandExecutionError(message, info={"errors": ..., "changes": ...}))
+// and returns its strerror_without_changes and its changes. The error type
+// lives in internal/modules, which a state package may not import, so its
+// fields are read by name.
+func pkgErrorInfo(err error) (string, *value.Map, bool) {
+	v := reflect.ValueOf(err)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return "", nil, false
+	}
+	e := v.Elem()
+	msgF, errsF, chF := e.FieldByName("Msg"), e.FieldByName("Errors"), e.FieldByName("Changes")
+	if !msgF.IsValid() || !errsF.IsValid() || !chF.IsValid() || msgF.Kind() != reflect.String {
+		return "", nil, false
+	}
+	errs, _ := errsF.Interface().([]string)
+	changes, _ := chF.Interface().(*value.Map)
+	if changes == nil {
+		changes = value.NewMap(0)
+	}
+	msg := msgF.String()
+	if len(errs) == 0 {
+		return msg, changes, true
+	}
+	if msg != "" && !strings.ContainsAny(msg[len(msg)-1:], ".?!") {
+		msg += "."
+	}
+	msg += " Additional info follows:\n\nerrors:"
+	for _, e := range errs {
+		msg += "\n    - " + strings.TrimSpace(e)
+	}
+	return msg, changes, true
 }
 
 func plural(n int, many, one string) string {

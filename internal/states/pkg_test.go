@@ -2,6 +2,7 @@ package states_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -65,6 +66,11 @@ func (f *fakePkg) Refresh(context.Context) (system.Result, error) {
 	return system.Result{}, nil
 }
 func (f *fakePkg) Install(_ context.Context, req pkgmgr.InstallRequest) (system.Result, error) {
+	for _, t := range req.Targets {
+		if f.repo[t.Name] == "" {
+			return system.Result{Code: 100}, errors.New("E: Unable to locate package " + t.Name)
+		}
+	}
 	var names []string
 	for _, t := range req.Targets {
 		names = append(names, t.Name)
@@ -182,6 +188,10 @@ func TestPkgInstalledHoldAndVersion(t *testing.T) {
 	ret = sysRun(t, ctx, "pkg.installed", value.MapOf("name", "x", "pkgs", value.NewList()), false)
 	if str(ret, "comment") != "No packages to install provided" {
 		t.Errorf("empty pkgs: %s", value.Repr(ret))
+	}
+	ret = sysRun(t, ctx, "pkg.installed", value.MapOf("name", "nosuch"), false)
+	if str(ret, "comment") != "Problem encountered installing package(s). Additional info follows:\n\nerrors:\n    - E: Unable to locate package nosuch" || str(ret, "result") != "False" {
+		t.Errorf("install failure: %s", value.Repr(ret))
 	}
 	ret = sysRun(t, ctx, "pkg.latest", value.MapOf("name", "nosuch"), false)
 	if str(ret, "comment") != "No information found for 'nosuch'." || str(ret, "result") != "False" {

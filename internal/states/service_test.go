@@ -116,3 +116,27 @@ func TestServiceSystemdReal(t *testing.T) {
 	}
 	t.Skip("not changing real systemd units on this machine")
 }
+
+// maskFake is a systemd-like manager that only knows masking.
+type maskFake struct {
+	svcmgr.Manager
+	masked map[string]bool
+}
+
+func (m *maskFake) Masked(_ context.Context, n string) (bool, error) { return m.masked[n], nil }
+func (m *maskFake) Mask(_ context.Context, n string, _ bool) error   { m.masked[n] = true; return nil }
+func (m *maskFake) Unmask(_ context.Context, n string, _ bool) error { m.masked[n] = false; return nil }
+
+func TestServiceMaskFake(t *testing.T) {
+	ctx := execmod.NewContext()
+	ctx.SetService("svcmgr", &maskFake{masked: map[string]bool{}})
+	ret := sysCase{"service.masked", value.MapOf("name", "ntp"), true, "Service ntp was masked"}.check(t, ctx)
+	if value.Repr(getMap(ret, "changes")) != "{'masked': {'old': False, 'new': True}}" {
+		t.Errorf("changes %s", value.Repr(getMap(ret, "changes")))
+	}
+	sysCase{"service.unmasked", value.MapOf("name", "ntp"), true, "Service ntp was unmasked"}.check(t, ctx)
+	ret = sysRun(t, ctx, "service.masked", value.MapOf("name", "ntp", "runtime", true), true)
+	if str(ret, "comment") != "Service ntp would be runtime masked" {
+		t.Errorf("runtime test: %s", value.Repr(ret))
+	}
+}

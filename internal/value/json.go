@@ -47,12 +47,19 @@ type jsonEnc struct {
 	o JSONOptions
 }
 
+// spaces is sliced for indentation.
+const spaces = "                                                                "
+
 func (e *jsonEnc) newline(depth int) {
 	if e.o.Indent < 0 {
 		return
 	}
 	e.b.WriteByte('\n')
-	e.b.WriteString(strings.Repeat(" ", e.o.Indent*depth))
+	for n := e.o.Indent * depth; n > 0; {
+		k := min(n, len(spaces))
+		e.b.WriteString(spaces[:k])
+		n -= k
+	}
 }
 
 func (e *jsonEnc) value(v any, depth int) {
@@ -65,12 +72,15 @@ func (e *jsonEnc) value(v any, depth int) {
 		} else {
 			e.b.WriteString("false")
 		}
-	case int64, int, *big.Int:
+	case int64:
+		var buf [24]byte
+		e.b.Write(strconv.AppendInt(buf[:0], x, 10))
+	case int, *big.Int:
 		e.b.WriteString(Repr(x))
 	case float64:
 		e.b.WriteString(jsonFloat(x))
 	case string:
-		e.b.WriteString(JSONQuote(x, e.o.EnsureASCII))
+		writeJSONQuote(e.b, x, e.o.EnsureASCII)
 	case *List:
 		e.seq(x.Items, depth)
 	case Tuple:
@@ -78,6 +88,22 @@ func (e *jsonEnc) value(v any, depth int) {
 	case *Map:
 		if x.Len() == 0 {
 			e.b.WriteString("{}")
+			return
+		}
+		if !e.o.SortKeys {
+			e.b.WriteByte('{')
+			for i := 0; i < x.Len(); i++ {
+				k, v := x.At(i)
+				if i > 0 {
+					e.b.WriteString(e.o.ItemSep)
+				}
+				e.newline(depth + 1)
+				writeJSONQuote(e.b, jsonKey(k), e.o.EnsureASCII)
+				e.b.WriteString(e.o.KeySep)
+				e.value(v, depth+1)
+			}
+			e.newline(depth)
+			e.b.WriteByte('}')
 			return
 		}
 		type kv struct {
@@ -89,23 +115,21 @@ func (e *jsonEnc) value(v any, depth int) {
 			items = append(items, kv{jsonKey(k), v})
 			return true
 		})
-		if e.o.SortKeys {
-			sort.SliceStable(items, func(i, j int) bool { return items[i].k < items[j].k })
-		}
+		sort.SliceStable(items, func(i, j int) bool { return items[i].k < items[j].k })
 		e.b.WriteByte('{')
 		for i, it := range items {
 			if i > 0 {
 				e.b.WriteString(e.o.ItemSep)
 			}
 			e.newline(depth + 1)
-			e.b.WriteString(JSONQuote(it.k, e.o.EnsureASCII))
+			writeJSONQuote(e.b, it.k, e.o.EnsureASCII)
 			e.b.WriteString(e.o.KeySep)
 			e.value(it.v, depth+1)
 		}
 		e.newline(depth)
 		e.b.WriteByte('}')
 	default:
-		e.b.WriteString(JSONQuote(Repr(v), e.o.EnsureASCII))
+		writeJSONQuote(e.b, Repr(v), e.o.EnsureASCII)
 	}
 }
 
@@ -159,8 +183,27 @@ func jsonFloat(f float64) string {
 func JSONQuote(s string, ensureASCII bool) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
+	writeJSONQuote(&b, s, ensureASCII)
+	return b.String()
+}
+
+// jsonPlain reports the bytes JSONQuote copies as they are.
+func jsonPlain(c byte) bool { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' }
+
+func writeJSONQuote(b *strings.Builder, s string, ensureASCII bool) {
 	b.WriteByte('"')
 	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && jsonPlain(s[j]) {
+			j++
+		}
+		if j > i {
+			b.WriteString(s[i:j])
+			i = j
+			if i == len(s) {
+				break
+			}
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		switch r {
@@ -181,21 +224,20 @@ func JSONQuote(s string, ensureASCII bool) string {
 		default:
 			switch {
 			case r < 0x20:
-				fmt.Fprintf(&b, `\u%04x`, r)
+				fmt.Fprintf(b, `\u%04x`, r)
 			case r < 0x7f || (!ensureASCII && r != 0x7f):
 				b.WriteRune(r)
 			case r == 0x7f && !ensureASCII:
 				b.WriteRune(r)
 			case r > 0xffff:
 				r -= 0x10000
-				fmt.Fprintf(&b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
+				fmt.Fprintf(b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
 			default:
-				fmt.Fprintf(&b, `\u%04x`, r)
+				fmt.Fprintf(b, `\u%04x`, r)
 			}
 		}
 	}
 	b.WriteByte('"')
-	return b.String()
 }
 
 // FromJSON decodes one JSON document into values, keeping object key order;

@@ -37,6 +37,9 @@ type Map struct {
 	// ordered marks a Python OrderedDict (what Salt's YAML loader builds):
 	// outputters that sort a plain dict's keys keep an OrderedDict's order.
 	ordered bool
+	// inl holds the keys and values of a map made for at most two entries
+	// (most maps in SLS data have one), saving an allocation.
+	inl [4]any
 }
 
 // SetOrdered marks m as an OrderedDict (true) or a plain dict (false) and
@@ -51,12 +54,14 @@ func (m *Map) Ordered() bool { return m != nil && m.ordered }
 
 // NewMap returns an empty map with room for n entries.
 func NewMap(n int) *Map {
-	if n <= 0 {
-		return &Map{}
+	if n <= 2 {
+		m := &Map{}
+		m.keys, m.vals = m.inl[0:0:2], m.inl[2:2:4]
+		return m
 	}
 	// one allocation for both slices; appending past n moves each away
 	buf := make([]any, 2*n)
-	return &Map{keys: buf[:0:n], vals: buf[n:n:2*n]}
+	return &Map{keys: buf[:0:n], vals: buf[n : n : 2*n]}
 }
 
 // MapOf builds a map from alternating keys and values.
@@ -222,7 +227,10 @@ func (m *Map) Copy() *Map {
 	if m == nil {
 		return NewMap(0)
 	}
-	c := &Map{keys: append([]any(nil), m.keys...), vals: append([]any(nil), m.vals...), ordered: m.ordered}
+	c := NewMap(len(m.keys))
+	c.keys = append(c.keys, m.keys...)
+	c.vals = append(c.vals, m.vals...)
+	c.ordered = m.ordered
 	if m.sidx != nil {
 		c.reindex()
 	}

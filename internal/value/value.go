@@ -41,15 +41,13 @@ func HashKey(k any) any {
 	switch x := k.(type) {
 	case nil:
 		return noneKey{}
-	case string:
-		return x
+	case string, int64:
+		return k // already normalized: no new boxing
 	case bool:
 		if x {
 			return int64(1)
 		}
 		return int64(0)
-	case int64:
-		return x
 	case int:
 		return int64(x)
 	case float64:
@@ -296,9 +294,11 @@ func NormInt(b *big.Int) any {
 func DeepCopy(v any) any {
 	switch x := v.(type) {
 	case *Map:
-		c := &Map{keys: append([]any(nil), x.keys...), vals: make([]any, len(x.vals)), ordered: x.ordered}
-		for i, e := range x.vals {
-			c.vals[i] = DeepCopy(e)
+		c := NewMap(len(x.keys))
+		c.keys = append(c.keys, x.keys...)
+		c.ordered = x.ordered
+		for _, e := range x.vals {
+			c.vals = append(c.vals, DeepCopy(e))
 		}
 		if x.sidx != nil {
 			c.reindex()

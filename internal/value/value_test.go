@@ -199,3 +199,30 @@ func TestMapIndexed(t *testing.T) {
 		}
 	}
 }
+
+func TestJSONQuote(t *testing.T) {
+	for _, c := range []struct {
+		in, want, ascii string
+	}{
+		{"plain", `"plain"`, `"plain"`},
+		{"a\"b\\c\n\t\r\b\f", `"a\"b\\c\n\t\r\b\f"`, `"a\"b\\c\n\t\r\b\f"`},
+		{"\x01\x1f\x7f", `"\u0001\u001f` + "\x7f" + `"`, `"\u0001\u001f\u007f"`},
+		{"caf\u00e9 \U0001F600", "\"caf\u00e9 \U0001F600\"", `"caf\u00e9 \ud83d\ude00"`},
+		{"bad\xffutf8", "\"bad\ufffdutf8\"", `"bad\ufffdutf8"`},
+		{"", `""`, `""`},
+	} {
+		if got := JSONQuote(c.in, false); got != c.want {
+			t.Errorf("JSONQuote(%q) = %s, want %s", c.in, got, c.want)
+		}
+		if got := JSONQuote(c.in, true); got != c.ascii {
+			t.Errorf("JSONQuote(%q, ascii) = %s, want %s", c.in, got, c.ascii)
+		}
+	}
+	m := MapOf("b", int64(-12), "a", NewList(1.5, nil, true, "x"), int64(3), MapOf())
+	if got := ToJSON(m, JSONOptions{Indent: 2}); got != "{\n  \"b\": -12,\n  \"a\": [\n    1.5,\n    null,\n    true,\n    \"x\"\n  ],\n  \"3\": {}\n}" {
+		t.Errorf("ToJSON = %q", got)
+	}
+	if got := ToJSON(m, JSONOptions{Indent: -1, SortKeys: true}); got != `{"3": {}, "a": [1.5, null, true, "x"], "b": -12}` {
+		t.Errorf("ToJSON sorted = %q", got)
+	}
+}

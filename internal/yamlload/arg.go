@@ -79,6 +79,12 @@ func loadArgYAML(s string) (any, error) {
 // such data with "Invalid YAML, possible double curly-brace". Shared
 // (aliased) collections are visited once.
 func HasMapKey(v any) bool {
+	// most data has no shared collections: walk it as a tree, and keep
+	// track of what was seen only when the walk runs long
+	budget := 1 << 16
+	if found, ok := hasMapKeyTree(v, &budget); ok {
+		return found
+	}
 	seen := map[any]bool{}
 	var walk func(v any) bool
 	walk = func(v any) bool {
@@ -111,6 +117,36 @@ func HasMapKey(v any) bool {
 		return false
 	}
 	return walk(v)
+}
+
+// hasMapKeyTree is HasMapKey visiting shared collections again; ok is
+// false when that took more than budget collections.
+func hasMapKeyTree(v any, budget *int) (found, ok bool) {
+	switch x := v.(type) {
+	case *value.Map:
+		if *budget--; *budget < 0 {
+			return false, false
+		}
+		for i := 0; i < x.Len(); i++ {
+			k, e := x.At(i)
+			if _, isMap := k.(*value.Map); isMap {
+				return true, true
+			}
+			if found, ok := hasMapKeyTree(e, budget); found || !ok {
+				return found, ok
+			}
+		}
+	case *value.List:
+		if *budget--; *budget < 0 {
+			return false, false
+		}
+		for _, e := range x.Items {
+			if found, ok := hasMapKeyTree(e, budget); found || !ok {
+				return found, ok
+			}
+		}
+	}
+	return false, true
 }
 
 // pyStrip is Python's str.strip() with no arguments.

@@ -37,6 +37,7 @@ type fastLoader struct {
 	depth   int
 	ordered bool
 	stack   []any // keys and values of the mappings being read
+	keys    map[string]any // plain keys already boxed, reused
 }
 
 // fastLoad returns the value of data and true, or false when data is not in
@@ -279,9 +280,18 @@ func (p *fastLoader) key(s string) (any, int, bool) {
 			return nil, 0, false
 		}
 		end = i
-		var ok bool
-		if k, ok = plainValue(strings.TrimRight(s[:i], " ")); !ok {
-			return nil, 0, false
+		ks := strings.TrimRight(s[:i], " ")
+		if v, seen := p.keys[ks]; seen {
+			k = v
+		} else {
+			var ok bool
+			if k, ok = plainValue(ks); !ok {
+				return nil, 0, false
+			}
+			if p.keys == nil {
+				p.keys = make(map[string]any)
+			}
+			p.keys[ks] = k
 		}
 	}
 	if end > maxFastKey {

@@ -93,6 +93,77 @@ PROG_FILES = {
 }
 
 
+WITH_LINES = False
+
+
+def errline_templates(count=1500, seed=5):
+    """Multi-line programs with one failing expression somewhere."""
+    import random
+
+    rnd = random.Random(seed)
+    bad = ["nope", "nope.x", "{'a': 1}.b", "1 / 0", "'a' + 1", "[1][5]", "none.x", "x.y.z", "(1).x",
+           "'%d' % 'a'", "nope|upper", "[1, 2]|join(nope)", "range(100001)", "''.__class__", "m(nope)"]
+
+    def wrap(e, d):
+        c = rnd.randint(0, 12 if d < 2 else 0)
+        nl = rnd.choice(["", "\n"])
+        if c == 0:
+            return "{{ %s%s }}" % (nl, e)
+        if c == 1:
+            return "{%% set v = [1,%s %s] %%}{{ v }}" % (nl, e)
+        if c == 2:
+            return "{%% for i in [1, 2] %%}\n{{ i }}\n%s{%% endfor %%}" % wrap(e, d + 1)
+        if c == 3:
+            return "{%% if true %%}\nok\n%s\n{%% endif %%}" % wrap(e, d + 1)
+        if c == 4:
+            return "{%% if false %%}\n{%% elif %s %%}x{%% endif %%}" % e
+        if c == 5:
+            return "{%% macro mm() %%}\n%s\n{%% endmacro %%}\n{{ mm() }}" % wrap(e, d + 1)
+        if c == 6:
+            return "{%% filter upper %%}\n%s{%% endfilter %%}" % wrap(e, d + 1)
+        if c == 7:
+            return "{%% set blk %%}\n%s\n{%% endset %%}{{ blk }}" % wrap(e, d + 1)
+        if c == 8:
+            # ({% with %} values report Jinja's quirky line; not compared)
+            return "{%% set w = %s %%}{{ w }}" % e
+        if c == 9:
+            return "{%% for i in %s %%}{%% endfor %%}" % e
+        if c == 10:
+            return "{%% do [%s] %%}" % e
+        if c == 11:
+            return "{{ [1, 2]|map(%s'string')|list }}{{ %s }}" % (nl, e)
+        return "{%% call m2() %%}\n%s\n{%% endcall %%}" % wrap(e, d + 1)
+
+    head = "{% set x = {'y': 1} %}{% macro m(p) %}{{ p }}{% endmacro %}{% macro m2() %}[{{ caller() }}]{% endmacro %}\n"
+    for _ in range(count):
+        lines = ["line %d {{ %d }}" % (i, i) for i in range(rnd.randint(0, 3))]
+        lines.insert(rnd.randint(0, len(lines)), wrap(rnd.choice(bad), 0))
+        yield head + "\n".join(lines) + "\n", ""
+
+
+def lenient_templates():
+    """Undefined values in every position, rendered with Jinja's default
+    (lenient) Undefined and with StrictUndefined."""
+    out = []
+    for f in FILTERS:
+        out.append("{{ nope|%s }}" % f)
+    for t in TESTS:
+        out.append("{{ nope is %s }}" % t)
+    for e in EXPRS:
+        out.append(e.replace("%%", "\0").replace("%s", "nope").replace("\0", "%"))
+    for op in OPS:
+        out += ["{{ nope %s 1 }}" % op, "{{ 1 %s nope }}" % op, "{{ nope %s nope }}" % op]
+    out += ["{{ nope.attr }}", "{{ nope['x'] }}", "{{ nope() }}", "{{ [nope] }}", "{{ {'a': nope} }}",
+            "{% for x in nope %}{{ x }}{% else %}empty{% endfor %}", "{{ nope ~ 'x' }}",
+            "{% if nope %}y{% else %}n{% endif %}", "{{ nope|string|length }}", "{{ 'x' if nope else 'y' }}",
+            "{{ nope or 'fallback' }}", "{{ nope and 'x' }}", "{{ {'a': 1}.b }}", "{{ [1][5] }}"]
+    for t in out:
+        if "range(nope)" in t or "nope|abs" in t:
+            continue
+        yield t, "lenient"
+        yield t, ""
+
+
 def ext_templates(count=400, seed=11):
     """Random child templates extending base or mid."""
     import random
@@ -119,7 +190,10 @@ def py_render(src, opts=""):
     r = gen.render_case({"name": "x", "parts": parts})
     if "output" in r:
         return {"out": r["output"]}
-    return {"type": r["error"]["type"], "msg": r["error"]["message"]}
+    e = {"type": r["error"]["type"], "msg": r["error"]["message"]}
+    if WITH_LINES and r["error"]["template"] in ("main.jinja", None, ""):
+        e["line"] = r["error"]["line"]
+    return e
 
 
 def main():
@@ -129,8 +203,13 @@ def main():
         srcs = list(prog_templates())
     elif len(sys.argv) > 1 and sys.argv[1] == "ext":
         srcs = list(ext_templates())
+    elif len(sys.argv) > 1 and sys.argv[1] == "errline":
+        global WITH_LINES
+        WITH_LINES = True
+        srcs = list(errline_templates())
     elif len(sys.argv) > 1:
-        srcs = [(l, "") for l in open(sys.argv[1]).read().split("\n") if l.strip()]
+        opts = sys.argv[2] if len(sys.argv) > 2 else ""
+        srcs = [(l, opts) for l in open(sys.argv[1]).read().split("\n") if l.strip()]
     else:
         srcs = [(t, "") for t in templates()]
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
@@ -144,6 +223,8 @@ def main():
     for (src, opts), g in zip(srcs, got):
         w = py_render(src, opts)
         g = {k: v for k, v in g.items() if v is not None}
+        if not WITH_LINES:
+            g.pop("line", None)
         if w.get("type") == "RecursionError" and g.get("type") == "RecursionError":
             continue
         if w != g:

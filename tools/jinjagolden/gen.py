@@ -225,8 +225,11 @@ def write_bulk():
     out = []
     srcs = [(t, "", False) for t in diff.templates()]
     srcs += [(t, o, False) for t, o in diff.ws_templates()]
+    srcs += [(t, o, False) for t, o in diff.lenient_templates()]
     srcs += [(t, o, True) for t, o in diff.prog_templates(800)]
     srcs += [(t, o, True) for t, o in diff.ext_templates(400)]
+    errl = {t for t, _ in diff.errline_templates(600)}
+    srcs += [(t, "", False) for t in sorted(errl)]
     for src, opts, with_files in srcs:
         parts = {"template": src, "options": opts}
         if with_files:
@@ -242,6 +245,8 @@ def write_bulk():
             case["out"] = r["output"]
         else:
             case["type"], case["msg"] = r["error"]["type"], r["error"]["message"]
+            if src in errl and r["error"]["template"] == MAIN:
+                case["line"] = r["error"]["line"]
         out.append(case)
     path = os.path.join(os.path.dirname(OUT), "golden_bulk.json")
     with open(path, "w", encoding="utf-8") as f:

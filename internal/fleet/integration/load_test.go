@@ -99,6 +99,7 @@ func TestLoad(t *testing.T) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	runCtx, stop := context.WithCancel(ctx)
 	var ready, done sync.WaitGroup
+	dialing := make(chan struct{}, envInt("BRINE_LOAD_DIALERS", 200))
 	start := time.Now()
 	for i, id := range ids {
 		opts := base.Opts().Copy()
@@ -108,13 +109,22 @@ func TestLoad(t *testing.T) {
 		opts.Set("cachedir", filepath.Join(d, "cache"))
 		grains := value.MapOf("id", id, "os", "Debian", "ipv4", value.NewList("127.0.0.1"))
 		ready.Add(1)
-		mn, err := minion.New(minion.Options{Opts: opts, Grains: grains, Key: kps[i], Log: quiet, Ready: ready.Done, Parallel: 2})
+		// At most dialers minions connect at once, as a fleet coming up
+		// over time would, rather than a thundering herd of handshakes.
+		var once sync.Once
+		release := func() { once.Do(func() { <-dialing; ready.Done() }) }
+		mn, err := minion.New(minion.Options{Opts: opts, Grains: grains, Key: kps[i], Log: quiet, Ready: release, Parallel: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
 		done.Add(1)
 		go func() {
 			defer done.Done()
+			select {
+			case dialing <- struct{}{}:
+			case <-runCtx.Done():
+				return
+			}
 			_ = mn.Run(runCtx)
 		}()
 	}
@@ -127,6 +137,7 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("only part of %d minions connected within %s", n, limit)
 	}
 	connectDur := time.Since(start)
+	t.Logf("load: %d minions connected in %s", n, connectDur.Round(time.Millisecond))
 	time.Sleep(500 * time.Millisecond)
 	rss1 := rssKB(pid)
 

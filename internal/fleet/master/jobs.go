@@ -25,10 +25,6 @@ func (m *Master) Resolve(tgt, tgtType string) ([]string, error) {
 	if _, ok := match.Lookup(tgtType); !ok {
 		return nil, fmt.Errorf("unknown target type %q", tgtType)
 	}
-	accepted, err := m.Store.Accepted()
-	if err != nil {
-		return nil, err
-	}
 	groups := value.NewMap(0)
 	if g, ok := m.Opts.Get("nodegroups"); ok {
 		if gm, ok := g.(*value.Map); ok {
@@ -38,7 +34,7 @@ func (m *Master) Resolve(tgt, tgtType string) ([]string, error) {
 	var out []string
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for id := range accepted {
+	for id := range m.accepted {
 		c := &match.Context{ID: id, Nodegroups: groups, Grains: value.NewMap(0), Pillar: value.NewMap(0)}
 		if d := m.cache[id]; d != nil {
 			if d.Grains != nil {
@@ -73,6 +69,7 @@ func (m *Master) Publish(req proto.PublishRequest) (proto.PublishReply, error) {
 		return proto.PublishReply{Minions: minions}, nil
 	}
 	now := time.Now()
+	t0 := now
 	job := proto.Job{
 		JID: proto.NewJID(now), Fun: req.Fun, Arg: req.Arg, Kwarg: req.Kwarg,
 		Tgt: req.Tgt, TgtType: req.TgtType, Minions: minions, User: req.User,
@@ -102,7 +99,7 @@ func (m *Master) Publish(req proto.PublishRequest) (proto.PublishReply, error) {
 	if err := m.nc.Flush(); err != nil {
 		return proto.PublishReply{}, err
 	}
-	m.Log.Info("published job", "jid", job.JID, "fun", job.Fun, "minions", len(minions))
+	m.Log.Info("published job", "jid", job.JID, "fun", job.Fun, "minions", len(minions), "took", time.Since(t0).Round(time.Microsecond))
 	return proto.PublishReply{JID: job.JID, Minions: minions}, nil
 }
 

@@ -156,6 +156,15 @@ func (m *Master) Start() error {
 		}
 		m.nc = nc
 		m.url = ext
+		accepted, err := m.Store.Accepted()
+		if err != nil {
+			nc.Close()
+			return err
+		}
+		m.accepted = accepted
+		if err := m.WriteNATSAuth(accepted); err != nil {
+			m.Log.Warn("writing the NATS authorization file", "err", err)
+		}
 	} else {
 		if err := m.startServer(pub); err != nil {
 			return err
@@ -336,6 +345,8 @@ func (m *Master) ReloadKeys() error {
 		if err := m.ns.ReloadOptions(so); err != nil {
 			return fmt.Errorf("reloading keys: %w", err)
 		}
+	} else if err := m.WriteNATSAuth(accepted); err != nil {
+		return fmt.Errorf("writing the NATS authorization file: %w", err)
 	}
 	m.accepted = accepted
 	m.Log.Info("accepted keys reloaded", "count", len(accepted))
@@ -357,13 +368,26 @@ func sameKeys(a, b map[string]string) bool {
 // watchKeys picks up changes `brine key` made on disk.
 func (m *Master) watchKeys() {
 	defer m.wg.Done()
-	t := time.NewTicker(2 * time.Second)
+	t := time.NewTicker(time.Second)
 	defer t.Stop()
+	dir := filepath.Join(m.Store.Dir, string(keys.Accepted))
+	var lastMod time.Time
+	lastFull := time.Now()
 	for {
 		select {
 		case <-m.stop:
 			return
 		case <-t.C:
+			// The accepted directory's mtime changes when a key is added,
+			// moved or removed; a full re-read every minute covers the rest.
+			st, err := os.Stat(dir)
+			if err == nil && st.ModTime().Equal(lastMod) && time.Since(lastFull) < time.Minute {
+				continue
+			}
+			if err == nil {
+				lastMod = st.ModTime()
+			}
+			lastFull = time.Now()
 			if err := m.ReloadKeys(); err != nil {
 				m.Log.Error("key reload failed", "err", err)
 			}

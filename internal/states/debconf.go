@@ -1,0 +1,146 @@
+package states
+
+// debconf.go is salt/states/debconfmod.py's debconf.set: the answers of a
+// package are read from debconf's database files (what
+// debconf-get-selections prints) and set with debconf-set-selections.
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"strings"
+
+	"brine/internal/statemod"
+	"brine/internal/value"
+)
+
+func init() {
+	statemod.Register(&statemod.Function{Name: "debconf.set",
+		Params: []statemod.Param{statemod.Req("name"), statemod.Req("data")}, Kwargs: true,
+		Doc: "Set debconf answers for a package.", Run: debconfSet})
+}
+
+// debconfStanzas parses a debconf database file into name -> fields.
+func debconfStanzas(path string) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	f, err := os.Open(path)
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
+	cur := map[string]string{}
+	flush := func() {
+		if n := cur["Name"]; n != "" {
+			out[n] = cur
+		}
+		cur = map[string]string{}
+	}
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" {
+			flush()
+			continue
+		}
+		if line[0] == ' ' {
+			continue
+		}
+		if k, v, ok := strings.Cut(line, ": "); ok {
+			cur[k] = v
+		} else if k, ok := strings.CutSuffix(line, ":"); ok {
+			cur[k] = ""
+		}
+	}
+	flush()
+	return out
+}
+
+// debconfShow is debconf.show: the [question, type, value] triples owned
+// by pkg.
+func debconfShow(c *statemod.Call, pkg string) [][3]string {
+	dir := rootPath(c, "/var/cache/debconf")
+	config := debconfStanzas(dir + "/config.dat")
+	pw := debconfStanzas(dir + "/passwords.dat")
+	templates := debconfStanzas(dir + "/templates.dat")
+	var out [][3]string
+	for _, db := range []map[string]map[string]string{config, pw} {
+		for name, st := range db {
+			owned := false
+			for _, o := range strings.Split(st["Owners"], ",") {
+				if strings.TrimSpace(o) == pkg {
+					owned = true
+				}
+			}
+			if !owned {
+				continue
+			}
+			typ := templates[st["Template"]]["Type"]
+			out = append(out, [3]string{name, typ, st["Value"]})
+		}
+	}
+	return out
+}
+
+func debconfSet(c *statemod.Call) (*value.Map, error) {
+	name := c.Name()
+	ret := statemod.Ret(c.Get("name"), true, "")
+	data, ok := c.Get("data").(*value.Map)
+	if !ok {
+		ret.Set("result", false)
+		ret.Set("comment", "data must be a mapping of questions to {type, value}")
+		return ret, nil
+	}
+	current := debconfShow(c, name)
+	changes := getv(ret, "changes").(*value.Map)
+	comment := ""
+	data.Range(func(k, v any) bool {
+		key := value.Str(k)
+		args, _ := v.(*value.Map)
+		if args == nil {
+			args = value.NewMap(0)
+		}
+		typ := value.Str(getv(args, "type"))
+		val := getv(args, "value")
+		sval := value.Str(val)
+		if typ == "boolean" {
+			sval = "false"
+			if value.Truthy(val) {
+				sval = "true"
+			}
+		}
+		for _, cur := range current {
+			if cur == [3]string{key, typ, sval} {
+				if comment == "" {
+					comment = "Unchanged answers: "
+				}
+				comment += key + " "
+				return true
+			}
+		}
+		if c.Test {
+			ret.Set("result", nil)
+			changes.Set(key, "New value: "+sval)
+			return true
+		}
+		cmd := exec.Command("debconf-set-selections")
+		cmd.Stdin = strings.NewReader(name + " " + key + " " + typ + " " + sval + "\n")
+		if err := cmd.Run(); err != nil {
+			ret.Set("result", false)
+			comment = "Some settings failed to be applied."
+			changes.Set(key, "Failed to set!")
+			return true
+		}
+		if typ == "password" {
+			changes.Set(key, "(password hidden)")
+		} else {
+			changes.Set(key, sval)
+		}
+		return true
+	})
+	ret.Set("comment", comment)
+	if changes.Len() == 0 {
+		ret.Set("comment", "All specified answers are already set")
+	}
+	return ret, nil
+}

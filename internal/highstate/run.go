@@ -2,7 +2,11 @@ package highstate
 
 import (
 	"fmt"
+	"os"
 	"strings"
+	"time"
+
+	"golang.org/x/term"
 
 	"brine/internal/compile"
 	"brine/internal/engine"
@@ -113,14 +117,29 @@ func (r *Run) RunChunks(chunks []*value.Map, test bool) (*value.Map, error) {
 			}
 		}
 	}
-	return engine.Run(chunks, engine.RunOptions{
+	opts := engine.RunOptions{
 		Test:               test,
 		Failhard:           optBool(r.Opts, "failhard", false),
 		Env:                &statemod.Env{Exec: r.Ctx},
 		DisabledRequisites: optStrings(r.Opts, "disabled_requisites"),
 		StateRunsDisabled:  disabledRuns,
-	})
+	}
+	// A long run on a terminal shows "[N/M] id" on stderr, erased at the
+	// end, so stdout (the outputter's) is untouched.
+	if term.IsTerminal(int(os.Stderr.Fd())) {
+		progress, finish := engine.TerminalProgress(os.Stderr, progressDelay, progressInterval)
+		opts.Progress = progress
+		defer finish()
+	}
+	return engine.Run(chunks, opts)
 }
+
+// Live progress starts after progressDelay and redraws at most every
+// progressInterval.
+const (
+	progressDelay    = 2 * time.Second
+	progressInterval = 100 * time.Millisecond
+)
 
 // injectDefaultCall is Salt's inject_default_call: a state declaration
 // without a function name gets "__call__" before its last item.

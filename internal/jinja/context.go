@@ -112,7 +112,7 @@ func (c *Context) RenderTemplate(name string, withContext bool) (string, error) 
 		top = newScope(nil)
 	}
 	out, err := c.r.capture(func() error {
-		_, err := c.r.runTemplate(t, top, nil)
+		_, err := c.r.runTemplate(t, top)
 		return err
 	})
 	if err != nil {

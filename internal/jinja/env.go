@@ -192,6 +192,9 @@ func (e *Environment) Parse(name, source string) (t *Template, err error) {
 	if err := t.check(); err != nil {
 		return nil, err
 	}
+	if err := t.checkExtends(t.body, true); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -224,6 +227,51 @@ func (t *Template) check() error {
 		return true
 	})
 	return err
+}
+
+// checkExtends refuses {% extends %} below the top level (inside loops,
+// macros, blocks and other scoped statements), as Jinja's compiler does.
+func (t *Template) checkExtends(body Body, top bool) error {
+	for _, n := range body {
+		var err error
+		switch x := n.(type) {
+		case *extendsNode:
+			if !top {
+				err = t.errAt(x.P, &Error{Kind: KindSyntax, Type: "TemplateAssertionError", Msg: "cannot use extend from a non top-level scope"})
+			}
+		case *ifNode:
+			for _, b := range x.Bodies {
+				if err = t.checkExtends(b, top); err != nil {
+					break
+				}
+			}
+			if err == nil {
+				err = t.checkExtends(x.Else, top)
+			}
+		case *forNode:
+			if err = t.checkExtends(x.Body, false); err == nil {
+				err = t.checkExtends(x.Else, false)
+			}
+		case *macroNode:
+			err = t.checkExtends(x.Body, false)
+		case *callBlockNode:
+			err = t.checkExtends(x.Macro.Body, false)
+		case *filterBlockNode:
+			err = t.checkExtends(x.Body, false)
+		case *withNode:
+			err = t.checkExtends(x.Body, false)
+		case *setBlockNode:
+			err = t.checkExtends(x.Body, false)
+		case *blockNode:
+			err = t.checkExtends(x.Body, false)
+		case *autoescNode:
+			err = t.checkExtends(x.Body, false)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // errAt fills in the position of e from byte offset pos if unset.

@@ -104,10 +104,6 @@ func errRuntime(format string, args ...any) *Error {
 	return newError(KindRuntime, "TemplateRuntimeError", fmt.Sprintf(format, args...))
 }
 
-func errSyntaxMsg(msg string) *Error {
-	return newError(KindSyntax, "TemplateSyntaxError", msg)
-}
-
 // asError converts any error into *Error, keeping pyops exception types.
 func asError(err error) *Error {
 	var je *Error

@@ -93,7 +93,7 @@ func (t *Template) RenderTo(b *strings.Builder, vars *value.Map) (err error) {
 		return true
 	})
 	top := newScope(&scope{vars: vm, ovars: vars})
-	_, err = r.runTemplate(t, top, nil)
+	_, err = r.runTemplate(t, top)
 	return err
 }
 
@@ -106,7 +106,7 @@ func recoverInternal(err *error) {
 
 // runTemplate executes t with top as its top-level scope and returns the
 // frame (for imports).
-func (r *renderer) runTemplate(t *Template, top *scope, chainErr func(*Error)) (*frame, error) {
+func (r *renderer) runTemplate(t *Template, top *scope) (*frame, error) {
 	fr := &frame{t: t, top: top}
 	r.addBlocks(fr, t)
 	savedSup := r.suppress
@@ -401,7 +401,11 @@ func (r *renderer) exec(fr *frame, sc *scope, n Node) (loopSignal, error) {
 			v, ok := m.vars.Get(name)
 			if !ok {
 				line, _ := lineCol(fr.t.src, x.P)
-				v = &Undefined{name: name, hint: fmt.Sprintf("the template %s (imported on line %d) does not export the requested name %s", value.Repr(m.name), line, value.Repr(name))}
+				where := ""
+				if fr.t.name != "" {
+					where = " in " + value.Repr(fr.t.name)
+				}
+				v = &Undefined{name: name, hint: fmt.Sprintf("the template %s (imported on line %d%s) does not export the requested name %s", value.Repr(m.name), line, where, value.Repr(name))}
 			}
 			sc.set(x.Aliases[i], v)
 			if sc == fr.top {
@@ -411,7 +415,7 @@ func (r *renderer) exec(fr *frame, sc *scope, n Node) (loopSignal, error) {
 		return sigNone, nil
 	case *extendsNode:
 		if fr.parent != nil {
-			return sigNone, errSyntaxMsg("extended multiple times")
+			return sigNone, errRuntime("extended multiple times")
 		}
 		v, err := r.eval(fr, sc, x.Template)
 		if err != nil {
@@ -902,6 +906,8 @@ func (r *renderer) loadTemplate(fr *frame, v any) (*Template, error) {
 		return nil, &Error{Kind: KindNotFound, Type: "TemplatesNotFound", Msg: "none of the templates given were found: " + strings.Join(names, ", "), Err: ErrNotFound}
 	case *Undefined:
 		return nil, x.err()
+	case nil:
+		return nil, &Error{Kind: KindNotFound, Type: "TemplateNotFound", Msg: "None", Err: ErrNotFound}
 	}
 	return nil, errType("template name must be a string, got %s", value.TypeName(v))
 }
@@ -938,18 +944,14 @@ func (r *renderer) execInclude(fr *frame, sc *scope, x *includeNode) error {
 	if x.WithContext {
 		top = newScope(sc)
 	} else {
-		top = newScope(r.globalScope(fr))
+		top = newScope(nil)
 	}
-	_, err = r.runTemplate(t, top, nil)
+	_, err = r.runTemplate(t, top)
 	if err != nil {
 		return r.chainErr(fr, x.P, err)
 	}
 	return nil
 }
-
-// globalScope is the scope an import or include without context sees: the
-// environment globals only.
-func (r *renderer) globalScope(fr *frame) *scope { return nil }
 
 func (r *renderer) importModule(fr *frame, sc *scope, name Expr, withContext bool, pos int) (*Module, error) {
 	v, err := r.eval(fr, sc, name)
@@ -978,7 +980,7 @@ func (r *renderer) importModule(fr *frame, sc *scope, name Expr, withContext boo
 	var mfr *frame
 	out, err := r.capture(func() error {
 		var err error
-		mfr, err = r.runTemplate(t, top, nil)
+		mfr, err = r.runTemplate(t, top)
 		return err
 	})
 	if err != nil {

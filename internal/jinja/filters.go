@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -64,8 +63,6 @@ func or(v, def any) any {
 }
 
 func isMissing(v any) bool { return v == missing }
-
-type ctxFilter = ContextFilterFunc
 
 var builtinFilters = map[string]filterEntry{}
 
@@ -1335,6 +1332,10 @@ func filterSum(c *Context, v any, args []any, kw *value.Map) (any, error) {
 		return nil, err
 	}
 	var total any = or(a[1], int64(0))
+	switch total.(type) {
+	case string, Markup:
+		return nil, errType("sum() can't sum strings [use ''.join(seq) instead]")
+	}
 	get := func(x any) (any, error) { return x, nil }
 	if !isMissing(a[0]) && a[0] != nil {
 		get = attrGetter(c, a[0], missing)
@@ -1657,16 +1658,8 @@ func filterUrlize(c *Context, v any, args []any, kw *value.Map) (any, error) {
 		head, middle, tail := "", w, ""
 		m := urlizeRe.FindStringSubmatchIndex(w)
 		if m != nil {
-			if m[2] >= 0 {
-				head = w[m[2]:m[3]]
-			}
-			middle = w[m[4]:m[5]]
-			if m[6] >= 0 {
-				tail = w[m[6]:m[7]]
-			}
-			// Jinja's regex captures only the last repetition of groups; use the spans.
-			head = w[:m[4]]
-			tail = w[m[5]:]
+			// the leading and trailing punctuation runs around the middle
+			head, middle, tail = w[:m[4]], w[m[4]:m[5]], w[m[5]:]
 		}
 		trim := func(x string) string {
 			if limit >= 0 && len(x) > limit {
@@ -1906,5 +1899,3 @@ func splitChunks(s string, hyphens bool) [][]rune {
 	}
 	return out
 }
-
-var _ = url.QueryEscape

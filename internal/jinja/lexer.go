@@ -60,24 +60,6 @@ func describeToken(t token) string {
 	return "?"
 }
 
-// describeExpr names an expected token ("name:endfor" style or a type).
-func describeExpr(expr string) string {
-	if i := strings.IndexByte(expr, ':'); i >= 0 {
-		return expr[i+1:]
-	}
-	switch expr {
-	case "block_end":
-		return "end of statement block"
-	case "variable_end":
-		return "end of print statement"
-	case "name":
-		return "name"
-	case "eof":
-		return "end of template"
-	}
-	return expr
-}
-
 // normalizeSource turns every line break into \n and, unless keep is set,
 // drops one trailing newline, as Jinja's lexer does.
 func normalizeSource(src string, keep bool) string {
@@ -126,8 +108,6 @@ func (lx *lexer) errAt(pos int, msg string) error {
 func isSpace(r rune) bool { return unicode.IsSpace(r) }
 
 func rstripSpace(s string) string { return strings.TrimRightFunc(s, isSpace) }
-
-func lstripSpace(s string) string { return strings.TrimLeftFunc(s, isSpace) }
 
 // findTagStart finds the next "{{", "{%" or "{#" at or after pos.
 func (lx *lexer) findTagStart(pos int) int {
@@ -293,8 +273,16 @@ func (lx *lexer) lexRaw(p, begin int) (int, error) {
 			}
 			if strings.HasPrefix(s[k:], "%}") {
 				text := s[p:j]
-				if sign == '-' {
+				switch {
+				case sign == '-':
 					text = rstripSpace(text)
+				case sign != '+' && lx.lstrip:
+					lpos := strings.LastIndexByte(text, '\n') + 1
+					if lpos > 0 || p > 0 && s[p-1] == '\n' {
+						if rest := text[lpos:]; rest != "" && strings.TrimLeftFunc(rest, isSpace) == "" {
+							text = text[:lpos]
+						}
+					}
 				}
 				if text != "" {
 					lx.toks = append(lx.toks, token{typ: tData, val: text, pos: p})

@@ -164,7 +164,7 @@ func (p *Parser) parseStatements(ends []string) (Body, error) {
 	}
 	if p.cur().typ == tEOF {
 		p.endStack = append(p.endStack, ends)
-		err := p.failEOF(ends)
+		err := p.failEOF()
 		p.endStack = p.endStack[:len(p.endStack)-1]
 		return nil, err
 	}
@@ -226,7 +226,7 @@ func (p *Parser) subparse(ends []string) (Body, error) {
 	}
 }
 
-func (p *Parser) failEOF(ends []string) *Error {
+func (p *Parser) failEOF() *Error {
 	return p.failUnknown("", true, p.cur().pos)
 }
 
@@ -500,12 +500,10 @@ func (p *Parser) parseFrom() (Node, error) {
 		return nil, err
 	}
 	n := &fromImportNode{posn: posn{t.pos}, Template: x}
-	ctxSet := false
 	parseCtx := func() bool {
 		if (p.isName("with") || p.isName("without")) && p.look().typ == tName && p.look().val == "context" {
 			n.WithContext = p.next().val == "with"
 			p.next()
-			ctxSet = true
 			return true
 		}
 		return false
@@ -540,7 +538,6 @@ func (p *Parser) parseFrom() (Node, error) {
 			break
 		}
 	}
-	_ = ctxSet
 	return n, nil
 }
 
@@ -1203,10 +1200,8 @@ func (p *Parser) parseSubscript(x Expr) (Expr, error) {
 func (p *Parser) parseSubscribed() (Expr, error) {
 	start := p.cur().pos
 	var args [3]Expr
-	n := 0
 	if p.isOp(":") {
 		p.next()
-		n = 1
 	} else {
 		x, err := p.ParseExpression()
 		if err != nil {
@@ -1217,7 +1212,6 @@ func (p *Parser) parseSubscribed() (Expr, error) {
 		}
 		p.next()
 		args[0] = x
-		n = 1
 	}
 	if !p.isOp("]") && !p.isOp(",") && !p.isOp(":") {
 		x, err := p.ParseExpression()
@@ -1226,7 +1220,6 @@ func (p *Parser) parseSubscribed() (Expr, error) {
 		}
 		args[1] = x
 	}
-	_ = n
 	if p.skipOp(":") {
 		if !p.isOp("]") && !p.isOp(",") {
 			x, err := p.ParseExpression()

@@ -54,7 +54,11 @@ def templates():
 WS_PIECES = ["a", " ", "\n", "  \n", "\t", "{% if true %}", "{% endif %}", "{%- if true %}",
              "{% endif -%}", "{%+ if true %}", "{% if true +%}", "{{ 'v' }}", "{{- 'v' }}", "{{ 'v' -}}",
              "{# c #}", "{#- c #}", "{# c -#}", "{% set x = 1 %}", "{%- set x = 1 -%}", "\n  ",
-             "{% raw %} r {% endraw %}", "{%- raw -%} r {%- endraw -%}", "{# c +#}"]
+             "{% raw %} r {% endraw %}", "{%- raw -%} r {%- endraw -%}", "{# c +#}",
+             "{% raw %}\n  {% endraw %}", "{% raw %}x\n\t{%- endraw %}", "{%+ raw %}\n {%+ endraw %}",
+             "\n\t{% raw %} {% endraw +%}\n"]
+
+WS_FIXED = ['a:\n  {%- for x in [1,2] %}\n  - {{ x }}\n  {%- endfor %}\nb: 1\n', '{% macro m() -%}\n  x\n{%- endmacro %}\n[{{ m() }}]\n', '{% if true %}\n  yes\n{% else %}\n  no\n{% endif %}\n', '  {% for i in [1] %}\n    {{ i }}\n  {% endfor %}\n', '{%- set x = 1 -%}\n\n\nvalue: {{ x }}\n\n', 'x:\n  {% raw %}\n  {{ y }}\n  {% endraw %}\n', '{# comment #}\n{#- c2 -#}\nz\n', "line\r\nwindows\r\n{{ 'v' }}\r\n", 'mac\rline\r', 'a\n\n', '', '\n', "{{ 'x' }}\n\n\n"]
 
 
 def ws_templates():
@@ -80,6 +84,9 @@ def ws_templates():
             continue
         src += "{% endif %}" * depth
         yield src, opts[i % 4]
+    for t in WS_FIXED:
+        for o in opts:
+            yield t, o
 
 
 PROG_FILES = {
@@ -139,6 +146,9 @@ def errline_templates(count=1500, seed=5):
         lines = ["line %d {{ %d }}" % (i, i) for i in range(rnd.randint(0, 3))]
         lines.insert(rnd.randint(0, len(lines)), wrap(rnd.choice(bad), 0))
         yield head + "\n".join(lines) + "\n", ""
+
+
+IMPORT_CASES = ["{% import 'lib' as l %}{{ l.f(1) }}{{ l.g }}{{ l.h() }}", "{% from 'lib' import f as ff, g as gg %}{{ ff(2) }}{{ gg }}", "{% from 'lib' import nope %}{{ nope }}", "{% import 'lib' as l with context %}{{ l.h() }}", "{% set a = 'A' %}{% import 'lib' as l with context %}{{ l.h() }}", "{% set a = 'A' %}{% import 'lib' as l %}{{ l.h() }}", "{% set a = 'A' %}{% from 'lib' import h %}{{ h() }}", "{% set a = 'A' %}{% include 'inc' %}|{{ a }}", "{% set a = 'A' %}{% include 'inc' without context %}", "{% include 'inc' ignore missing with context %}", "{% include ['nope', 'inc'] %}", "{% include ('nope', 'inc') %}", "{% include 'nope' ignore missing %}x", "{% include ['nope1', 'nope2'] %}", "{% import 'nope' as x %}", "{% from 'nope' import x %}", "{% extends 'base' %}", "{% extends 'mid' %}{% block three %}T{{ super() }}{% endblock %}", "{% extends 'base' %}{% block one %}{{ self.three() }}{% endblock %}", '{% extends none %}', "{% extends 'base' %}{% extends 'mid' %}", "{% if true %}{% extends 'base' %}{% endif %}", "{% for t in ['base'] %}{% extends t %}{% endfor %}", "{% import 'lib' as l %}{{ l }}", "{% import 'lib' as l %}{{ l.nope }}", "{% import 'lib' as l %}{{ l._x }}", "{% import 'inc' as i %}{{ i }}"]
 
 
 def lenient_templates():

@@ -228,6 +228,7 @@ def write_bulk():
     srcs += [(t, o, False) for t, o in diff.lenient_templates()]
     srcs += [(t, o, True) for t, o in diff.prog_templates(800)]
     srcs += [(t, o, True) for t, o in diff.ext_templates(400)]
+    srcs += [(t, "", True) for t in diff.IMPORT_CASES]
     errl = {t for t, _ in diff.errline_templates(600)}
     srcs += [(t, "", False) for t in sorted(errl)]
     for src, opts, with_files in srcs:

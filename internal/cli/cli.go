@@ -48,6 +48,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "call":
 		return Call(args[1:], stdout, stderr)
+	case "check":
+		return Check(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprintln(stdout, usage)
 		return exitOK
@@ -62,7 +64,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 const usage = `usage: brine call [options] FUNCTION [ARG ...] [KEY=VALUE ...]
 
 brine runs Salt 3006 state trees: "brine call" mirrors salt-call.
-Run "brine call --help" for the options.`
+Run "brine call --help" for the options.
+
+Fleet mode: brine master|minion -c DIR, brine key (salt-key),
+brine run TARGET FUNCTION [ARG ...] (salt), brine jobs list|lookup JID.`
 
 // callFlags are salt-call's options that brine supports.
 type callFlags struct {
@@ -367,16 +372,7 @@ func (p *printer) print(data any, defOut string, retcode int) int {
 		slog.Error(fmt.Sprintf("Invalid outputter %s specified, fall back to nested", out))
 		out = name
 	}
-	color := false
-	switch {
-	case p.flags.forceColor:
-		color = true
-	case p.flags.noColor:
-	default:
-		if f, ok := p.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) && p.flags.outFile == "" {
-			color = true
-		}
-	}
+	color := useColor(p.stdout, p.flags.forceColor, p.flags.noColor || p.flags.outFile != "")
 	o := &output.Options{
 		Opts:      p.cfg.Opts(),
 		Indent:    p.flags.outIndent,
@@ -412,3 +408,16 @@ func (p *printer) print(data any, defOut string, retcode int) int {
 }
 
 func isBrokenPipe(err error) bool { return strings.Contains(err.Error(), "broken pipe") }
+
+// useColor says whether output to w gets ANSI colours: always when forced,
+// never when disabled, else only when w is a terminal.
+func useColor(w io.Writer, force, disable bool) bool {
+	if force {
+		return true
+	}
+	if disable {
+		return false
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

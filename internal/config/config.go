@@ -36,33 +36,44 @@ func FromMap(opts *value.Map) *Config { return &Config{opts: opts} }
 func Load(dir string, overrides *value.Map) (*Config, error) {
 	c := New()
 	c.Dir = dir
-	if dir != "" {
-		path := filepath.Join(dir, "minion")
-		file, err := readConfFile(path)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
-		}
-		if file == nil {
-			file = value.NewMap(0)
-		}
-		defInc := any("minion.d/*.conf")
-		if v, ok := file.Get("default_include"); ok {
-			defInc = v
-		}
-		inc, _ := file.Get("include")
-		for _, spec := range []any{defInc, inc} {
-			extra, err := includeConfig(spec, path)
-			if err != nil {
-				return nil, err
-			}
-			file.Update(extra)
-		}
-		c.opts.Set("conf_file", path)
-		c.opts.Update(file)
+	if err := c.readDir(dir, "minion"); err != nil {
+		return nil, err
 	}
 	c.opts.Update(overrides)
 	c.apply()
 	return c, nil
+}
+
+// readDir merges dir/name (a missing file adds nothing) and the files its
+// default_include (name.d/*.conf unless set) and include options name into
+// the options, and sets conf_file. An empty dir reads nothing.
+func (c *Config) readDir(dir, name string) error {
+	if dir == "" {
+		return nil
+	}
+	path := filepath.Join(dir, name)
+	file, err := readConfFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if file == nil {
+		file = value.NewMap(0)
+	}
+	defInc := any(name + ".d/*.conf")
+	if v, ok := file.Get("default_include"); ok {
+		defInc = v
+	}
+	inc, _ := file.Get("include")
+	for _, spec := range []any{defInc, inc} {
+		extra, err := includeConfig(spec, path)
+		if err != nil {
+			return err
+		}
+		file.Update(extra)
+	}
+	c.opts.Set("conf_file", path)
+	c.opts.Update(file)
+	return nil
 }
 
 // readConfFile loads one YAML config file; an empty file is an empty map.

@@ -1,9 +1,6 @@
 package config
 
 import (
-	"errors"
-	"io/fs"
-	"path/filepath"
 
 	"brine/internal/value"
 )
@@ -52,29 +49,8 @@ func MasterDefaults() *value.Map {
 // master_config does for the options brine knows.
 func LoadMaster(dir string, overrides *value.Map) (*Config, error) {
 	c := &Config{opts: MasterDefaults(), Dir: dir}
-	if dir != "" {
-		path := filepath.Join(dir, "master")
-		file, err := readConfFile(path)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
-		}
-		if file == nil {
-			file = value.NewMap(0)
-		}
-		defInc := any("master.d/*.conf")
-		if v, ok := file.Get("default_include"); ok {
-			defInc = v
-		}
-		inc, _ := file.Get("include")
-		for _, spec := range []any{defInc, inc} {
-			extra, err := includeConfig(spec, path)
-			if err != nil {
-				return nil, err
-			}
-			file.Update(extra)
-		}
-		c.opts.Set("conf_file", path)
-		c.opts.Update(file)
+	if err := c.readDir(dir, "master"); err != nil {
+		return nil, err
 	}
 	c.opts.Update(overrides)
 	c.apply()

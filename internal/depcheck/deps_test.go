@@ -26,8 +26,9 @@ var layer = map[string]int{
 	"renderers": 6, "modules": 6, "states": 6, "outputters": 6,
 	"pillar": 7, "compile": 7, "engine": 7,
 	"highstate": 8,
-	"fleet":     9, "builtin": 9,
+	"fleet":     9, "builtin": 9, "check": 9,
 	"cli": 10,
+	"e2e": 11, // tests only: they build and run cmd/brine
 }
 
 // plugins are imported only by builtin (which the binary blank-imports).

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"brine/internal/diag"
 	"brine/internal/value"
 )
 
@@ -120,7 +121,7 @@ func (r *Registry) HasModule(mod string) bool {
 func (r *Registry) Suggest(name string) string {
 	best, bestD := "", len(name)/3+2
 	for n := range r.entries {
-		d := levenshtein(name, n)
+		d := diag.EditDistance(name, n)
 		if d < bestD || (d == bestD && best != "" && n < best) {
 			best, bestD = n, d
 		}
@@ -131,26 +132,6 @@ func (r *Registry) Suggest(name string) string {
 // MissingFunString is Salt's message for an unknown function.
 func (r *Registry) MissingFunString(name string) string {
 	return fmt.Sprintf("'%s' is not available.", name)
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // UnknownFunctionError is returned by Context.Call for a name that is not

@@ -85,7 +85,7 @@ func optMap(opts *value.Map, key string) *value.Map {
 // NewRun prepares a compile for ctx; kwargs are the call's keyword
 // arguments (saltenv overrides the saltenv option, as get_sls_opts does).
 func NewRun(ctx *execmod.Context, kwargs *value.Map) *Run {
-	tuneGC()
+	TuneGC()
 	opts := ctx.Opts
 	if opts == nil {
 		opts = value.NewMap(0)

@@ -11,6 +11,7 @@ type Context struct {
 	fr  *frame
 	sc  *scope
 	pos int
+	sig loopSignal // a break or continue left by ExecBody
 }
 
 // Env returns the environment being rendered with.
@@ -28,7 +29,9 @@ func (c *Context) Autoescape() bool { return c.r.autoesc }
 // Eval evaluates an expression parsed by a tag extension.
 func (c *Context) Eval(x Expr) (any, error) { return c.r.eval(c.fr, c.sc, x) }
 
-// RenderBody renders a body parsed by a tag extension and returns its text.
+// RenderBody renders a body parsed by a tag extension in an inner scope
+// (as a macro body: variables it sets are lost afterwards) and returns its
+// text.
 func (c *Context) RenderBody(b Body) (string, error) {
 	inner := newScope(c.sc)
 	return c.r.capture(func() error {
@@ -36,6 +39,24 @@ func (c *Context) RenderBody(b Body) (string, error) {
 		return err
 	})
 }
+
+// ExecBody runs a body parsed by a tag extension in the current scope,
+// writing to the output, as if its statements stood in place of the tag
+// (Salt's profile block): variables it sets stay visible after the tag. A
+// {% break %} or {% continue %} in the body ends it; ExecBody then returns
+// nil, Stopped reports true, and the loop acts on the signal once Execute
+// returns.
+func (c *Context) ExecBody(b Body) error {
+	sig, err := c.r.execBody(c.fr, c.sc, b)
+	if err == nil && sig != sigNone {
+		c.sig = sig
+	}
+	return err
+}
+
+// Stopped reports whether a body run by ExecBody ended with a break or
+// continue statement.
+func (c *Context) Stopped() bool { return c.sig != sigNone }
 
 // Write appends text to the output.
 func (c *Context) Write(s string) error { return c.r.write(s) }
@@ -132,6 +153,16 @@ func (c *Context) Iterate(v any) ([]any, error) { return c.r.iterate(v) }
 func (c *Context) Errorf(typ, format string, args ...any) error {
 	e := newError(KindRuntime, typ, sprintf(format, args...))
 	return c.r.locate(c.fr, c.pos, e)
+}
+
+// IsStrictUndefined reports whether v is an undefined value that fails
+// when used (Jinja's StrictUndefined: printing, iterating, truth, length,
+// comparison), as opposed to a lenient one that acts as an empty string.
+// Raw filters and tests (AddRawFilter) use it to act as Python's code does
+// on a StrictUndefined object.
+func (c *Context) IsStrictUndefined(v any) bool {
+	u, ok := v.(*Undefined)
+	return ok && c.r.strict(u)
 }
 
 // IsUndefined reports whether v is an undefined value.

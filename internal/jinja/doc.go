@@ -23,8 +23,11 @@
 //
 //   - Filters: FilterFunc or ContextFilterFunc (AddFilter,
 //     AddContextFilter). A plain filter given an undefined value fails
-//     with the undefined error before it is called (strict mode).
-//   - Tests: TestFunc or ContextTestFunc (AddTest, AddContextTest).
+//     with the undefined error before it is called (strict mode); a raw
+//     filter (AddRawFilter) receives the Undefined as Python's filters
+//     do and decides (Context.IsStrictUndefined, UndefinedError).
+//   - Tests: TestFunc or ContextTestFunc (AddTest, AddContextTest,
+//     AddRawTest).
 //   - Globals: any value (AddGlobal); functions are value.Callable or
 //     ContextCallable.
 //   - Tags: AddTag(name, TagParser). The TagParser receives the *Parser

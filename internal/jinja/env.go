@@ -129,6 +129,21 @@ func (e *Environment) AddContextFilter(name string, f ContextFilterFunc) {
 	e.filters[name] = filterEntry{cfn: f}
 }
 
+// AddRawFilter registers (or replaces) a filter that receives undefined
+// values as they are, as Python's filters receive Undefined objects: the
+// filter decides what an undefined input means (Context.IsStrictUndefined
+// and UndefinedError help). Other filters fail with the undefined error
+// before they are called.
+func (e *Environment) AddRawFilter(name string, f ContextFilterFunc) {
+	e.filters[name] = filterEntry{cfn: f, raw: true}
+}
+
+// AddRawTest registers (or replaces) a test that receives undefined values
+// as they are (see AddRawFilter).
+func (e *Environment) AddRawTest(name string, f ContextTestFunc) {
+	e.tests[name] = testEntry{cfn: f, raw: true}
+}
+
 // AddTest registers (or replaces) a test.
 func (e *Environment) AddTest(name string, f TestFunc) { e.tests[name] = testEntry{fn: f} }
 

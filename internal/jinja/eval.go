@@ -445,7 +445,8 @@ func (r *renderer) exec(fr *frame, sc *scope, n Node) (loopSignal, error) {
 		return sig, err
 	case *extNode:
 		ctx := &Context{r: r, fr: fr, sc: sc, pos: x.P}
-		return sigNone, x.Tag.Execute(ctx)
+		err := x.Tag.Execute(ctx)
+		return ctx.sig, err
 	}
 	return sigNone, errRuntime("unknown node %T", n)
 }

@@ -1005,7 +1005,7 @@ func (r *renderer) applyFilter(fr *frame, sc *scope, name string, v any, args []
 	if !ok {
 		return nil, newError(KindSyntax, "TemplateAssertionError", "No filter named "+pyQuote(name)+".")
 	}
-	if u, isU := v.(*Undefined); isU && undefFailsFilter[name] {
+	if u, isU := v.(*Undefined); isU && !f.raw && undefFailsFilter[name] {
 		return nil, u.err()
 	}
 	if f.cfn != nil {

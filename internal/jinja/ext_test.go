@@ -74,6 +74,25 @@ func parseImportText(p *Parser) (TagNode, error) {
 	return &importTextTag{name: x, target: name}, nil
 }
 
+// inlineTag is an example tag whose body runs in the current scope:
+// {% inline %}...{% endinline %} (Salt's profile block).
+type inlineTag struct{ body Body }
+
+func (n *inlineTag) Execute(ctx *Context) error {
+	if err := ctx.ExecBody(n.body); err != nil || ctx.Stopped() {
+		return err
+	}
+	return ctx.Write("|")
+}
+
+func parseInline(p *Parser) (TagNode, error) {
+	body, _, err := p.ParseBody("endinline")
+	if err != nil {
+		return nil, err
+	}
+	return &inlineTag{body: body}, nil
+}
+
 // dispatcher is a caller object like Salt's `salt`: salt['mod.fn'](...)
 // and salt.mod.fn(...).
 type dispatcher struct{}
@@ -106,6 +125,19 @@ func extEnv() *Environment {
 	env := New()
 	env.AddTag("load_text", parseLoadText)
 	env.AddTag("import_text", parseImportText)
+	env.AddTag("inline", parseInline)
+	env.AddRawFilter("isdef", func(ctx *Context, v any, args []any, kw *value.Map) (any, error) {
+		if ctx.IsStrictUndefined(v) {
+			return "strict", nil
+		}
+		if IsUndefined(v) {
+			return "lenient", nil
+		}
+		return "defined", nil
+	})
+	env.AddRawTest("undef", func(ctx *Context, v any, args []any, kw *value.Map) (bool, error) {
+		return IsUndefined(v), nil
+	})
 	env.AddFilter("twice", func(v any, args []any, kw *value.Map) (any, error) {
 		return pyStrOf(v) + pyStrOf(v), nil
 	})
@@ -124,6 +156,12 @@ func TestExtensions(t *testing.T) {
 		{"{{ 'ab'|twice }} {{ 'ab' is short }} {{ 'abcd' is short }}", "abab True False"},
 		{"{{ salt['test.echo']('x') }} {{ salt.test.echo(1) }} {{ salt.nope is defined }}", "x 1 False"},
 		{"{{ salt.__class__ is defined }} {{ salt._x is defined }}", "False False"},
+		{"{% load_text as x %}{% set y = 1 %}{% endload %}{{ y is defined }}", "False"},
+		{"{% inline %}{% set y = 1 %}a{% endinline %}{{ y }}", "a|1"},
+		{"{% for i in [1, 2, 3] %}{% inline %}{{ i }}{% if i == 2 %}{% break %}{% endif %}{% endinline %}{% endfor %}", "1|2"},
+		{"{% for i in [1, 2] %}{% inline %}{% continue %}{% endinline %}x{% endfor %}", ""},
+		{"{% macro m() %}{% inline %}{% set z = 2 %}{% endinline %}{{ z }}{% endmacro %}{{ m() }}{{ z is defined }}", "|2False"},
+		{"{{ nope|isdef }} {{ 1|isdef }} {{ (nope if false)|isdef }} {{ nope is undef }} {{ 1 is undef }}", "strict defined lenient True False"},
 	}
 	env := extEnv()
 	for _, tt := range tests {

@@ -64,8 +64,7 @@ func newSig(py string, namesDefs ...any) *sig {
 	return s
 }
 
-func (s *sig) withVarArgs() *sig { s.varArg = true; return s }
-func (s *sig) withVarKw() *sig   { s.varKw = true; return s }
+func (s *sig) withVarKw() *sig { s.varKw = true; return s }
 
 // bound is the result of binding a call's arguments to a signature.
 type bound struct {
@@ -177,9 +176,15 @@ func (s *sig) fn(impl func(b *bound) (any, error)) value.Func {
 // filter registers a filter with signature s.
 func filter(name, salt string, s *sig, impl func(b *bound) (any, error)) {
 	register(Filter, name, salt, s.fn(impl))
+	sigs[Filter][name] = s
 }
+
+// sigs keeps the signatures of filters and tests, to bind the arguments
+// of a call given an undefined value (onUndefined).
+var sigs = [2]map[string]*sig{{}, {}}
 
 // test registers a test with signature s.
 func test(name, salt string, s *sig, impl func(b *bound) (any, error)) {
 	register(Test, name, salt, s.fn(impl))
+	sigs[Test][name] = s
 }

@@ -21,13 +21,16 @@ type goldenSnippet struct {
 // knownGaps are snippets whose Salt result brine does not reproduce, with
 // the reason.
 var knownGaps = map[string]string{
-	"{{ 'a' | regex_search('(?=a)') }}": "RE2 has no lookahead",
-	"{{ nope | to_bool }}":              "the engine fails on undefined filter input before the filter runs",
-	"{{ [1] | compare_dicts({}) }}":     "Salt indexes the list; brine rejects a non-dict",
-	"{{ [1, 2] | regex_search('x') }}":  "error wording",
-	"{{ [3] | combinations }}":          "C function error wording",
-	"{{ 5 | load_yaml }}":               "Salt passes the int to PyYAML",
-	"{{ '{x' | load_json }}":            "",
+	"{{ 'a' | regex_search('(?=a)') }}":                                     "RE2 has no lookahead",
+	"[{{ nope | combinations }}]":                                           "C function error wording",
+	"[{{ nope | combinations_with_replacement }}]":                          "C function error wording",
+	"[{{ nope | compress }}]":                                               "C function error wording",
+	"[{{ 'a'|path_join(nope) }}]":                                           "an undefined argument other than the filtered value is not known to be strict",
+	"{{ [1] | compare_dicts({}) }}":                                         "Salt indexes the list; brine rejects a non-dict",
+	"{{ [1, 2] | regex_search('x') }}":                                      "error wording",
+	"{{ [3] | combinations }}":                                              "C function error wording",
+	"{{ 5 | load_yaml }}":                                                   "Salt passes the int to PyYAML",
+	"{{ '{x' | load_json }}":                                                "",
 	"{{ {'key%d' % i: 'value number %d' % i for i in range(6)} | python }}": "not Jinja",
 }
 

@@ -18,29 +18,42 @@ var adapted struct {
 
 type namedFilter struct {
 	name string
-	fn   jinja.FilterFunc
+	fn   jinja.ContextFilterFunc
 }
 
 type namedTest struct {
 	name string
-	fn   jinja.TestFunc
+	fn   jinja.ContextTestFunc
 }
 
+// adapt converts the registry. Filters and tests are raw: like Salt's
+// Python functions they receive undefined values, and onUndefined does
+// with a strict one what Salt's function does (a lenient one goes to the
+// function, which treats it as an empty value).
 func adapt() {
 	for _, e := range Entries(Filter) {
-		fn := e.Fn
-		adapted.filters = append(adapted.filters, namedFilter{e.Name, func(val any, args []any, kw *value.Map) (any, error) {
+		fn, name := e.Fn, e.Name
+		adapted.filters = append(adapted.filters, namedFilter{name, func(ctx *jinja.Context, val any, args []any, kw *value.Map) (any, error) {
+			if ctx.IsStrictUndefined(val) {
+				return onUndefined(Filter, name, val.(*jinja.Undefined), args, kw)
+			}
 			all := make([]any, 0, len(args)+1)
 			all = append(append(all, val), args...)
 			return fn(all, kw)
 		}})
 	}
 	for _, e := range Entries(Test) {
-		fn := e.Fn
-		adapted.tests = append(adapted.tests, namedTest{e.Name, func(val any, args []any, kw *value.Map) (bool, error) {
-			all := make([]any, 0, len(args)+1)
-			all = append(append(all, val), args...)
-			v, err := fn(all, kw)
+		fn, name := e.Fn, e.Name
+		adapted.tests = append(adapted.tests, namedTest{name, func(ctx *jinja.Context, val any, args []any, kw *value.Map) (bool, error) {
+			var v any
+			var err error
+			if ctx.IsStrictUndefined(val) {
+				v, err = onUndefined(Test, name, val.(*jinja.Undefined), args, kw)
+			} else {
+				all := make([]any, 0, len(args)+1)
+				all = append(append(all, val), args...)
+				v, err = fn(all, kw)
+			}
 			if err != nil {
 				return false, err
 			}
@@ -68,10 +81,10 @@ var (
 func Install(env *jinja.Environment) {
 	adapted.once.Do(adapt)
 	for _, f := range adapted.filters {
-		env.AddFilter(f.name, f.fn)
+		env.AddRawFilter(f.name, f.fn)
 	}
 	for _, t := range adapted.tests {
-		env.AddTest(t.name, t.fn)
+		env.AddRawTest(t.name, t.fn)
 	}
 	for _, g := range adapted.globals {
 		env.AddGlobal(g.Name, g.Fn)

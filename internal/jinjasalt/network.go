@@ -18,10 +18,9 @@ import (
 
 // ipObj is an ipaddress address or interface.
 type ipObj struct {
-	addr   netip.Addr
-	bits   int  // prefix length; -1 for a plain address
-	iface  bool // parsed as an interface (addr/prefix)
-	origV6 bool
+	addr  netip.Addr
+	bits  int  // prefix length; -1 for a plain address
+	iface bool // parsed as an interface (addr/prefix)
 }
 
 func (o ipObj) version() int {
@@ -329,9 +328,9 @@ func ipNetwork(v any) (netip.Prefix, error) {
 	return netip.PrefixFrom(o.addr.WithZone(""), o.bits).Masked(), nil
 }
 
-// maxHosts bounds network_hosts so a /8 or an IPv6 network cannot make a
-// template allocate gigabytes.
-const maxHosts = 1 << 20
+// maxHostBits bounds network_hosts to 2**20 addresses so a /8 or an IPv6
+// network cannot make a template allocate gigabytes.
+const maxHostBits = 20
 
 func networkHosts(entry any) (any, error) {
 	p, err := ipNetwork(entry)
@@ -340,7 +339,7 @@ func networkHosts(entry any) (any, error) {
 	}
 	bits := p.Addr().BitLen()
 	hostBits := bits - p.Bits()
-	if hostBits > 20 {
+	if hostBits > maxHostBits {
 		return nil, pyErr("MemoryError", "network %s has too many hosts for brine to list", p)
 	}
 	n := 1 << hostBits

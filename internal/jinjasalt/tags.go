@@ -123,12 +123,12 @@ func (t *profileTag) Execute(ctx *jinja.Context) error {
 		return err
 	}
 	start := time.Now()
-	text, err := ctx.RenderBody(t.body)
-	if err != nil {
+	// Salt inlines the body: its assignments stay visible after the block.
+	if err := ctx.ExecBody(t.body); err != nil || ctx.Stopped() {
 		return err
 	}
 	slog.Debug("Time (in seconds) to render profile block", "label", pyStr(label), "seconds", time.Since(start).Seconds())
-	return ctx.Write(text)
+	return nil
 }
 
 func parseProfile(p *jinja.Parser) (jinja.TagNode, error) {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"brine/internal/execmod"
+	"brine/internal/system"
 	"brine/internal/value"
 )
 
@@ -316,7 +317,7 @@ func runCmd(ctx *execmod.Context, r *cmdReq) (*value.Map, error) {
 		argv = []string{r.shell, "-c", r.cmd}
 	} else {
 		var err error
-		argv, err = shlexSplit(r.cmd)
+		argv, err = system.ShlexSplit(r.cmd)
 		if err != nil || len(argv) == 0 {
 			return nil, execmod.Errorf("Unable to run command '%s' with the context '%s', reason: %v", r.cmd, cwd, err)
 		}
@@ -439,61 +440,6 @@ func setRetcode(ctx *execmod.Context, r *cmdReq, rc int) {
 // Python's errors="replace" does.
 func decodeOutput(b []byte) string {
 	return strings.ToValidUTF8(string(b), "\uFFFD")
-}
-
-// shlexSplit is Python's shlex.split in POSIX mode.
-func shlexSplit(s string) ([]string, error) {
-	var out []string
-	var cur strings.Builder
-	inWord := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\\':
-			if i+1 < len(s) {
-				i++
-				cur.WriteByte(s[i])
-			}
-			inWord = true
-		case c == '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, errors.New("No closing quotation")
-			}
-			cur.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-			inWord = true
-		case c == '"':
-			i++
-			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\\\"$`\n", s[i+1]) >= 0 {
-					i++
-				}
-				cur.WriteByte(s[i])
-			}
-			if i >= len(s) {
-				return nil, errors.New("No closing quotation")
-			}
-			inWord = true
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			if inWord {
-				out = append(out, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		case c == '#' && !inWord:
-			for i < len(s) && s[i] != '\n' {
-				i++
-			}
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if inWord {
-		out = append(out, cur.String())
-	}
-	return out, nil
 }
 
 func cmdFunc(fun string, redirect, pyShell bool, result func(ret *value.Map) any) execmod.Func {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"brine/internal/execmod"
+	"brine/internal/system"
 	"brine/internal/value"
 )
 
@@ -96,16 +97,16 @@ func TestShlexSplit(t *testing.T) {
 		`  `:              "",
 	}
 	for in, want := range tests {
-		got, err := shlexSplit(in)
+		got, err := system.ShlexSplit(in)
 		if err != nil {
 			t.Errorf("%q: %v", in, err)
 			continue
 		}
 		if s := strings.Join(got, "|"); s != want {
-			t.Errorf("shlexSplit(%q) = %q, want %q", in, s, want)
+			t.Errorf("system.ShlexSplit(%q) = %q, want %q", in, s, want)
 		}
 	}
-	if _, err := shlexSplit(`"open`); err == nil {
+	if _, err := system.ShlexSplit(`"open`); err == nil {
 		t.Error("unclosed quote accepted")
 	}
 }

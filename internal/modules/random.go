@@ -7,10 +7,10 @@ package modules
 
 import (
 	"crypto/rand"
-	"crypto/sha512"
 	"math/big"
 
 	"brine/internal/execmod"
+	"brine/internal/pyops"
 	"brine/internal/system/usermgr"
 	"brine/internal/value"
 )
@@ -22,137 +22,23 @@ func init() {
 	execmod.Register("random.seed", randSeed, "Return a number in [0, range) that is always the same for hash (default the minion id).")
 }
 
-// randMT is Python's random.Random core generator.
-type randMT struct {
-	mt  [624]uint32
-	idx int
-}
-
-func (r *randMT) initGenrand(s uint32) {
-	r.mt[0] = s
-	for i := 1; i < 624; i++ {
-		r.mt[i] = 1812433253*(r.mt[i-1]^(r.mt[i-1]>>30)) + uint32(i)
-	}
-	r.idx = 624
-}
-
-func (r *randMT) initByArray(key []uint32) {
-	r.initGenrand(19650218)
-	i, j := 1, 0
-	k := len(key)
-	if k < 624 {
-		k = 624
-	}
-	for ; k > 0; k-- {
-		r.mt[i] = (r.mt[i] ^ ((r.mt[i-1] ^ (r.mt[i-1] >> 30)) * 1664525)) + key[j] + uint32(j)
-		i++
-		j++
-		if i >= 624 {
-			r.mt[0] = r.mt[623]
-			i = 1
-		}
-		if j >= len(key) {
-			j = 0
-		}
-	}
-	for k = 623; k > 0; k-- {
-		r.mt[i] = (r.mt[i] ^ ((r.mt[i-1] ^ (r.mt[i-1] >> 30)) * 1566083941)) - uint32(i)
-		i++
-		if i >= 624 {
-			r.mt[0] = r.mt[623]
-			i = 1
-		}
-	}
-	r.mt[0] = 0x80000000
-}
-
-func (r *randMT) next() uint32 {
-	if r.idx >= 624 {
-		for k := 0; k < 624; k++ {
-			y := (r.mt[k] & 0x80000000) | (r.mt[(k+1)%624] & 0x7fffffff)
-			v := r.mt[(k+397)%624] ^ (y >> 1)
-			if y&1 != 0 {
-				v ^= 0x9908b0df
-			}
-			r.mt[k] = v
-		}
-		r.idx = 0
-	}
-	y := r.mt[r.idx]
-	r.idx++
-	y ^= y >> 11
-	y ^= (y << 7) & 0x9d2c5680
-	y ^= (y << 15) & 0xefc60000
-	y ^= y >> 18
-	return y
-}
-
-// seedInt seeds like random.seed(int): the absolute value's 32-bit words.
-func (r *randMT) seedInt(n *big.Int) {
-	n = new(big.Int).Abs(n)
-	var key []uint32
-	mask := big.NewInt(0xffffffff)
-	for n.Sign() > 0 {
-		key = append(key, uint32(new(big.Int).And(n, mask).Uint64()))
-		n.Rsh(n, 32)
-	}
-	if len(key) == 0 {
-		key = []uint32{0}
-	}
-	r.initByArray(key)
-}
-
-// seedString seeds like random.seed(str) (version 2): the string and its
-// SHA-512 digest as one big integer.
-func (r *randMT) seedString(s string) {
-	sum := sha512.Sum512([]byte(s))
-	b := append([]byte(s), sum[:]...)
-	r.seedInt(new(big.Int).SetBytes(b))
-}
-
-func (r *randMT) getrandbits(k int) *big.Int {
-	if k <= 32 {
-		return big.NewInt(int64(r.next() >> (32 - k)))
-	}
-	words := (k-1)/32 + 1
-	out := new(big.Int)
-	for i := 0; i < words; i++ {
-		w := r.next()
-		if i == words-1 && k%32 != 0 {
-			w >>= 32 - k%32
-		}
-		out.Or(out, new(big.Int).Lsh(big.NewInt(int64(w)), uint(32*i)))
-	}
-	return out
-}
-
-// randbelow is Random._randbelow_with_getrandbits.
-func (r *randMT) randbelow(n *big.Int) *big.Int {
-	k := n.BitLen()
-	x := r.getrandbits(k)
-	for x.Cmp(n) >= 0 {
-		x = r.getrandbits(k)
-	}
-	return x
-}
-
-func randSeeded(seed any) *randMT {
-	r := &randMT{}
+func randSeeded(seed any) *pyops.Random {
+	r := &pyops.Random{}
 	switch s := seed.(type) {
 	case string:
-		r.seedString(s)
+		r.SeedString(s)
 	case bool:
 		if s {
-			r.seedInt(big.NewInt(1))
+			r.SeedInt(big.NewInt(1))
 		} else {
-			r.seedInt(big.NewInt(0))
+			r.SeedInt(big.NewInt(0))
 		}
 	case int64:
-		r.seedInt(big.NewInt(s))
+		r.SeedInt(big.NewInt(s))
 	case *big.Int:
-		r.seedInt(s)
+		r.SeedInt(s)
 	default:
-		r.seedString(value.Str(seed))
+		r.SeedString(value.Str(seed))
 	}
 	return r
 }
@@ -193,7 +79,7 @@ func randInt(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 	}
 	var n *big.Int
 	if v[2] != nil {
-		n = randSeeded(v[2]).randbelow(width)
+		n = randSeeded(v[2]).RandBelow(width)
 	} else if n, err = rand.Int(rand.Reader, width); err != nil {
 		return nil, err
 	}
@@ -262,7 +148,7 @@ func randSeed(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) 
 		return nil, execmod.Errorf("seed: range must be a positive integer")
 	}
 	r := randSeeded(h)
-	return value.NormInt(r.randbelow(rng)), nil
+	return value.NormInt(r.RandBelow(rng)), nil
 }
 
 func randShadowHash(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"brine/internal/output"
+	"brine/internal/pyops"
 	"brine/internal/value"
 )
 
@@ -103,7 +104,7 @@ func (h *hsFormatter) formatHost(host string, data any, indentLevel int) (string
 		hcolor = c.Cyan
 	case string:
 		nchanges = 1
-		for _, line := range pySplitLines(x) {
+		for _, line := range pyops.SplitLines(x, false) {
 			hstrs = append(hstrs, fmt.Sprintf("%s    %s%s", hcolor, line, c.EndC))
 		}
 		hcolor = c.Cyan
@@ -452,7 +453,7 @@ func (h *hsFormatter) formatChanges(changes any) (bool, string) {
 			changed := false
 			rm.Range(func(host, hostdata any) bool {
 				s, ch := h.formatHost(value.Str(host), hostdata, 1)
-				for _, l := range pySplitLines(s) {
+				for _, l := range pyops.SplitLines(s, false) {
 					ctext += "\n" + strings.Repeat(" ", 14) + l
 				}
 				changed = changed || ch

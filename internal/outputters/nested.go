@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"brine/internal/output"
+	"brine/internal/pyops"
 	"brine/internal/value"
 )
 
@@ -45,7 +46,7 @@ func (n *Nested) Display(ret any, indent int, prefix string, out []string) []str
 		return append(out, n.ustring(indent, n.C.LightYellow, value.Str(x), prefix, ""))
 	case string:
 		first := true
-		for _, line := range pySplitLines(x) {
+		for _, line := range pyops.SplitLines(x, false) {
 			lp := prefix
 			if !first {
 				lp = strings.Repeat(" ", len(prefix))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"brine/internal/diag"
+	"brine/internal/pyops"
 )
 
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
@@ -56,7 +57,7 @@ func (e *Error) Diagnostic() *diag.Diagnostic {
 // marker appended to the line itself, all between "---" lines. A line past
 // the end gives src unchanged.
 func GetContext(src string, line, n int, marker string) string {
-	lines := splitLines(src)
+	lines := pyops.SplitLines(src, false)
 	if line > len(lines) {
 		return src
 	}
@@ -76,33 +77,4 @@ func GetContext(src string, line, n int, marker string) string {
 		buf[at] += marker
 	}
 	return "---\n" + strings.Join(buf, "\n") + "\n---"
-}
-
-// splitLines is Python's str.splitlines for the usual line breaks.
-func splitLines(s string) []string {
-	var out []string
-	for len(s) > 0 {
-		i := strings.IndexAny(s, "\r\n\v\f\x1c\x1d\x1e\u0085\u2028\u2029")
-		if i < 0 {
-			out = append(out, s)
-			break
-		}
-		out = append(out, s[:i])
-		if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
-			s = s[i+2:]
-			continue
-		}
-		_, size := decodeRune(s[i:])
-		s = s[i+size:]
-	}
-	return out
-}
-
-func decodeRune(s string) (rune, int) {
-	for i, r := range s {
-		if i == 0 {
-			return r, len(string(r))
-		}
-	}
-	return 0, 1
 }

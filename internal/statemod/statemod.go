@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 
+	"brine/internal/diag"
 	"brine/internal/value"
 )
 
@@ -145,31 +146,11 @@ func (r *Registry) Names() []string {
 func (r *Registry) Suggest(full string) string {
 	best, bestD := "", 4
 	for _, n := range r.Names() {
-		if d := levenshtein(n, full); d < bestD {
+		if d := diag.EditDistance(n, full); d < bestD {
 			best, bestD = n, d
 		}
 	}
 	return best
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // RequisiteKeywords are Salt's STATE_REQUISITE_KEYWORDS.

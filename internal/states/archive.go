@@ -141,7 +141,7 @@ func readArchive(format string, data []byte) (*archiveContents, error) {
 				m.kind = 'd'
 			case tar.TypeSymlink:
 				m.kind = 'l'
-			case tar.TypeReg, tar.TypeRegA:
+			case tar.TypeReg, '\x00': // NUL is the pre-POSIX regular-file flag
 				m.kind = 'f'
 				m.data, err = io.ReadAll(tr)
 				if err != nil {
@@ -286,12 +286,39 @@ func (ac *archiveContents) extract(dest string, perms bool) ([]string, error) {
 }
 
 // archiveData reads the archive source: a local path, salt:// or
-// http(s)://.
-func archiveData(c *statemod.Call, source string) ([]byte, error) {
-	if isRemote(source) {
-		return fetchRemote(source)
+// http(s)://. A remote archive is kept in the minion cache
+// (cachedir/extrn_files/<saltenv>/<host>/<path>, as cp.cache_file does)
+// and downloaded again only when want (the source_hash, "" for none)
+// does not match the cached copy.
+func archiveData(c *statemod.Call, source, wantType, want string) ([]byte, error) {
+	if !isRemote(source) {
+		return readSource(c, source)
 	}
-	return readSource(c, source)
+	cache := ""
+	if dir := value.Str(c.Opt("cachedir")); dir != "" && dir != "None" {
+		rest := source[strings.Index(source, "://")+3:]
+		rest = strings.SplitN(rest, "?", 2)[0]
+		env := c.Saltenv
+		if env == "" {
+			env = "base"
+		}
+		cache = filepath.Join(dir, "extrn_files", env, filepath.FromSlash(path.Clean("/"+rest)))
+		if want != "" {
+			if data, err := os.ReadFile(cache); err == nil && hashOf(wantType, data) == want {
+				return data, nil
+			}
+		}
+	}
+	data, err := fetchRemote(source)
+	if err != nil {
+		return nil, err
+	}
+	if cache != "" && value.Truthy(kwOr(c, "keep_source", kwOr(c, "keep", true))) {
+		if os.MkdirAll(filepath.Dir(cache), 0o700) == nil {
+			writeFileAtomic(cache, data)
+		}
+	}
+	return data, nil
 }
 
 func archiveExtracted(c *statemod.Call) (*value.Map, error) {
@@ -347,18 +374,9 @@ func archiveExtracted(c *statemod.Call) (*value.Map, error) {
 		ret.Set("comment", "Unable to verify upstream hash of source file "+source+", please set source_hash or set skip_verify to True")
 		return ret, nil
 	}
-	data, err := archiveData(c, source)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			ret.Set("comment", "Source file '"+source+"' does not exist")
-		} else {
-			ret.Set("comment", "Failed to cache "+source+": "+err.Error())
-		}
-		return ret, nil
-	}
 	// The source hash is verified before anything is extracted.
+	var typ, sum string
 	if sh := c.Str("source_hash"); sh != "" && !c.Bool("skip_verify") {
-		var typ, sum string
 		if isRemote(sh) {
 			hd, err := fetchRemote(sh)
 			if err != nil {
@@ -382,6 +400,17 @@ func archiveExtracted(c *statemod.Call) (*value.Map, error) {
 			ret.Set("comment", err.Error())
 			return ret, nil
 		}
+	}
+	data, err := archiveData(c, source, typ, sum)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			ret.Set("comment", "Source file '"+source+"' does not exist")
+		} else {
+			ret.Set("comment", "Failed to cache "+source+": "+err.Error())
+		}
+		return ret, nil
+	}
+	if sum != "" {
 		if got := hashOf(typ, data); got != sum {
 			ret.Set("comment", source+" does not match the desired source_hash "+sum)
 			return ret, nil

@@ -148,9 +148,12 @@ func TestArchiveChecks(t *testing.T) {
 	}
 
 	// An http source with a remote hash file.
+	downloads := 0
+	ctx.Opts.Set("cachedir", filepath.Join(dir, "cache"))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/good.tar.gz":
+			downloads++
 			w.Write(good)
 		case "/SHA256SUMS":
 			w.Write([]byte(sha([]byte("x")) + "  other.tar.gz\n" + sha(good) + "  good.tar.gz\n"))
@@ -162,6 +165,9 @@ func TestArchiveChecks(t *testing.T) {
 	web := filepath.Join(dir, "web")
 	sysCase{"archive.extracted", value.MapOf("name", web, "source", srv.URL+"/good.tar.gz", "source_hash", srv.URL+"/SHA256SUMS"), true,
 		srv.URL + "/good.tar.gz extracted to " + web + "/"}.check(t, ctx)
+	if downloads != 1 {
+		t.Errorf("the archive was downloaded %d times, want once (then taken from the cache)", downloads)
+	}
 	ret = sysRun(t, ctx, "archive.extracted", value.MapOf("name", web+"2", "source", srv.URL+"/good.tar.gz"), false)
 	if !strings.HasPrefix(str(ret, "comment"), "Unable to verify upstream hash") {
 		t.Errorf("no hash: %s", value.Repr(ret))

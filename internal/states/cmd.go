@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"brine/internal/statemod"
+	"brine/internal/system"
 	"brine/internal/value"
 )
 
@@ -386,7 +387,7 @@ func reinterpretedState(state *value.Map) *value.Map {
 			line = out[idx+1:]
 		}
 		data = value.NewMap(4)
-		words, err := shlexSplitState(line)
+		words, err := system.ShlexSplit(line)
 		bad := err != nil
 		if !bad {
 			for _, w := range words {
@@ -455,59 +456,4 @@ func isTrue(v any) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("ValueError: Failed parsing boolean value: %s", value.Str(v))
-}
-
-// shlexSplitState is Python's shlex.split (POSIX mode).
-func shlexSplitState(s string) ([]string, error) {
-	var out []string
-	var cur strings.Builder
-	inWord := false
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch {
-		case ch == '\\':
-			if i+1 < len(s) {
-				i++
-				cur.WriteByte(s[i])
-			}
-			inWord = true
-		case ch == '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, errors.New("No closing quotation")
-			}
-			cur.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-			inWord = true
-		case ch == '"':
-			i++
-			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\\\"$`\n", s[i+1]) >= 0 {
-					i++
-				}
-				cur.WriteByte(s[i])
-			}
-			if i >= len(s) {
-				return nil, errors.New("No closing quotation")
-			}
-			inWord = true
-		case ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r':
-			if inWord {
-				out = append(out, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		case ch == '#' && !inWord:
-			for i < len(s) && s[i] != '\n' {
-				i++
-			}
-		default:
-			cur.WriteByte(ch)
-			inWord = true
-		}
-	}
-	if inWord {
-		out = append(out, cur.String())
-	}
-	return out, nil
 }

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 
+	"brine/internal/pyops"
 	"brine/internal/render"
 	"brine/internal/statemod"
 	"brine/internal/value"
@@ -315,7 +316,7 @@ func fileManaged(c *statemod.Call) (*value.Map, error) {
 		}
 		var b strings.Builder
 		for _, part := range parts {
-			for _, line := range pySplitLines(part) {
+			for _, line := range pyops.SplitLines(part, false) {
 				b.WriteString(strings.TrimRight(strings.TrimRight(line, "\n"), "\r"))
 				b.WriteByte('\n')
 			}
@@ -345,7 +346,7 @@ func fileManaged(c *statemod.Call) (*value.Map, error) {
 		ret.Set("comment", fmt.Sprintf("File %s is not present and is not set for creation", name))
 		return ret, nil
 	}
-	if msg := checkUser(user, group); msg != "" {
+	if msg := checkUser(user, group, c.Test); msg != "" {
 		return fileErr(ret, msg)
 	}
 	if !filepath.IsAbs(name) {
@@ -488,35 +489,6 @@ func validateStrList(v any) ([]string, bool) {
 		return nil, false
 	}
 	return []string{value.Str(v)}, true
-}
-
-// pySplitLines is Python's str.splitlines.
-func pySplitLines(s string) []string {
-	var out []string
-	for len(s) > 0 {
-		i := strings.IndexAny(s, "\r\n\v\f\x1c\x1d\x1e\u0085\u2028\u2029")
-		if i < 0 {
-			out = append(out, s)
-			break
-		}
-		out = append(out, s[:i])
-		if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
-			s = s[i+2:]
-		} else {
-			_, size := decodeRune(s[i:])
-			s = s[i+size:]
-		}
-	}
-	return out
-}
-
-func decodeRune(s string) (rune, int) {
-	for i, r := range s {
-		if i == 0 {
-			return r, len(string(r))
-		}
-	}
-	return 0, 1
 }
 
 // checkFileMeta is file.check_file_meta: the changes a managed file would
@@ -843,7 +815,7 @@ func fileDirectory(c *statemod.Call) (*value.Map, error) {
 		fileMode = dirMode
 	}
 	dirMode, fileMode = normalizeMode(dirMode), normalizeMode(fileMode)
-	if msg := checkUser(user, group); msg != "" {
+	if msg := checkUser(user, group, c.Test); msg != "" {
 		return fileErr(ret, msg)
 	}
 	if !filepath.IsAbs(name) {
@@ -1461,7 +1433,7 @@ func fileCopy(c *statemod.Call) (*value.Map, error) {
 				group = user
 			}
 		}
-		if msg := checkUser(user, group); msg != "" {
+		if msg := checkUser(user, group, c.Test); msg != "" {
 			return fileErr(ret, msg)
 		}
 		if mode == nil {

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 
+	"brine/internal/pyops"
 	"brine/internal/statemod"
 	"brine/internal/value"
 )
@@ -977,13 +978,13 @@ func fileAppend(c *statemod.Call, front bool) (*value.Map, error) {
 	if err != nil {
 		return nil, err
 	}
-	slines := pySplitLines(string(data))
+	slines := pyops.SplitLines(string(data), false)
 	var add []string
 	for _, chunk := range texts {
 		if searchChunk(string(data), chunk, c.Bool("ignore_whitespace")) {
 			continue
 		}
-		add = append(add, pySplitLines(chunk)...)
+		add = append(add, pyops.SplitLines(chunk, false)...)
 	}
 	nlines := append([]string(nil), slines...)
 	if front {
@@ -1025,7 +1026,7 @@ func fileAppend(c *statemod.Call, front bool) (*value.Map, error) {
 		ret.Set("comment", fmt.Sprintf("File %s is in correct state", name))
 	}
 	after, _ := os.ReadFile(name)
-	nl := pySplitLines(string(after))
+	nl := pyops.SplitLines(string(after), false)
 	if strings.Join(slines, "\n") != strings.Join(nl, "\n") || len(slines) != len(nl) {
 		changes.Set("diff", lineDiff(slines, nl))
 	}
@@ -1075,7 +1076,7 @@ func searchChunk(data, chunk string, ignoreWS bool) bool {
 		return err == nil && re.MatchString(data)
 	}
 	var b strings.Builder
-	for _, line := range pySplitLines(chunk) {
+	for _, line := range pyops.SplitLines(chunk, false) {
 		parts := strings.Fields(line)
 		for i, p := range parts {
 			parts[i] = regexp.QuoteMeta(p)
@@ -1359,7 +1360,7 @@ func fileComment(c *statemod.Call) (*value.Map, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, line := range pySplitLines(text) {
+	for _, line := range pyops.SplitLines(text, false) {
 		if !lead.MatchString(line) && body.MatchString(line) {
 			uncommented = true
 			break

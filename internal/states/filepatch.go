@@ -11,7 +11,9 @@ import (
 	"strconv"
 	"strings"
 
+	"brine/internal/pyops"
 	"brine/internal/statemod"
+	"brine/internal/system"
 	"brine/internal/value"
 )
 
@@ -107,7 +109,7 @@ func filePatch(c *statemod.Call) (*value.Map, error) {
 			return ret, nil
 		}
 	}
-	opts, err := shlexSplitState(c.Str("options"))
+	opts, err := system.ShlexSplit(c.Str("options"))
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +268,7 @@ func nestedText(m *value.Map, indent int) string {
 	for _, k := range sortedStrKeys(m) {
 		v, _ := m.Get(k)
 		lines = append(lines, pad+k+":")
-		for _, l := range pySplitLines(value.Str(v)) {
+		for _, l := range pyops.SplitLines(value.Str(v), false) {
 			lines = append(lines, pad+"    "+l)
 		}
 	}

@@ -61,7 +61,7 @@ func fileRecurse(c *statemod.Call) (*value.Map, error) {
 	}
 	fileMode = normalizeMode(fileMode)
 	user, group := c.Get("user"), c.Get("group")
-	if msg := checkUser(user, group); msg != "" {
+	if msg := checkUser(user, group, c.Test); msg != "" {
 		return fileErr(ret, msg)
 	}
 	if !filepath.IsAbs(name) {

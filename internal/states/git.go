@@ -10,8 +10,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"brine/internal/statemod"
 	"brine/internal/value"
@@ -32,11 +35,38 @@ func init() {
 		Run:    gitLatest})
 }
 
-// gitRun runs git in dir and returns its trimmed stdout.
-func gitRun(dir string, args ...string) (string, error) {
+// gitUser is the account git runs as (the state's user argument).
+type gitUser struct {
+	uid, gid uint32
+	home     string
+}
+
+// lookupGitUser resolves the user argument ("" for the current user).
+func lookupGitUser(name string) (*gitUser, error) {
+	if name == "" {
+		return nil, nil
+	}
+	u, err := user.Lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("User '%s' does not exist", name)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	if uid == os.Geteuid() {
+		return nil, nil
+	}
+	return &gitUser{uint32(uid), uint32(gid), u.HomeDir}, nil
+}
+
+// gitRun runs git in dir (as u when set) and returns its trimmed stdout.
+func gitRun(u *gitUser, dir string, args ...string) (string, error) {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	if u != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: u.uid, Gid: u.gid}}
+		cmd.Env = append(cmd.Env, "HOME="+u.home)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -106,7 +136,11 @@ func gitLatest(c *statemod.Call) (*value.Map, error) {
 		return fail(fmt.Sprintf("target '%s' is not an absolute path", target), nil)
 	}
 	changes := getv(ret, "changes").(*value.Map)
-	refsOut, err := gitRun("", "ls-remote", name)
+	gu, err := lookupGitUser(c.Str("user"))
+	if err != nil {
+		return fail(err.Error(), nil)
+	}
+	refsOut, err := gitRun(gu, "", "ls-remote", name)
 	if err != nil {
 		return fail("Failed to check remote refs: "+err.Error(), nil)
 	}
@@ -151,9 +185,9 @@ func gitLatest(c *statemod.Call) (*value.Map, error) {
 	}
 	var comments []string
 	if _, err := os.Stat(filepath.Join(target, ".git")); err == nil {
-		localRev, _ := gitRun(target, "rev-parse", "HEAD")
-		url, _ := gitRun(target, "config", "--get", "remote."+remote+".url")
-		status, _ := gitRun(target, "status", "--porcelain", "-uno")
+		localRev, _ := gitRun(gu, target, "rev-parse", "HEAD")
+		url, _ := gitRun(gu, target, "config", "--get", "remote."+remote+".url")
+		status, _ := gitRun(gu, target, "status", "--porcelain", "-uno")
 		localChanges := status != ""
 		urlChange := url != name
 		if localRev == remoteRev && !urlChange && (!localChanges || !c.Bool("force_reset")) {
@@ -168,8 +202,8 @@ func gitLatest(c *statemod.Call) (*value.Map, error) {
 		// otherwise.
 		ff := true
 		if localRev != "" && remoteRev != "" {
-			if _, err := gitRun(target, "cat-file", "-e", remoteRev+"^{commit}"); err == nil {
-				_, err := gitRun(target, "merge-base", "--is-ancestor", localRev, remoteRev)
+			if _, err := gitRun(gu, target, "cat-file", "-e", remoteRev+"^{commit}"); err == nil {
+				_, err := gitRun(gu, target, "merge-base", "--is-ancestor", localRev, remoteRev)
 				ff = err == nil
 			}
 		}
@@ -198,19 +232,19 @@ func gitLatest(c *statemod.Call) (*value.Map, error) {
 			return ret, nil
 		}
 		if urlChange {
-			if _, err := gitRun(target, "remote", "set-url", remote, name); err != nil {
+			if _, err := gitRun(gu, target, "remote", "set-url", remote, name); err != nil {
 				return fail(err.Error(), comments)
 			}
 			changes.Set("new", name+" => "+remote)
 			comments = append(comments, fmt.Sprintf("Remote '%s' changed from %s to %s", remote, url, name))
 		}
-		if out, err := gitRun(target, "fetch", remote, "--tags", "--force"); err != nil {
+		if out, err := gitRun(gu, target, "fetch", remote, "--tags", "--force"); err != nil {
 			return fail("Fetch failed. Set 'force_fetch' to True to force the fetch if the failure was due to not being able to fast-forward. Output of the fetch command follows:\n\n"+err.Error(), comments)
 		} else if out != "" || localRev != remoteRev {
 			comments = append(comments, name+" was fetched, resulting in updated refs")
 		}
 		if localRev != "" && remoteRev != "" {
-			_, err := gitRun(target, "merge-base", "--is-ancestor", localRev, remoteRev)
+			_, err := gitRun(gu, target, "merge-base", "--is-ancestor", localRev, remoteRev)
 			ff = err == nil
 		}
 		if (!ff || localChanges) && !c.Bool("force_reset") {
@@ -222,27 +256,27 @@ func gitLatest(c *statemod.Call) (*value.Map, error) {
 				shortSHA(localRev), shortSHA(remoteRev), why, map[bool]string{true: " and discard these changes", false: ""}[localChanges]), comments)
 		}
 		if revType == "branch" {
-			cur, _ := gitRun(target, "rev-parse", "--abbrev-ref", "HEAD")
+			cur, _ := gitRun(gu, target, "rev-parse", "--abbrev-ref", "HEAD")
 			branch := c.Str("branch")
 			if branch == "" {
 				branch = rev
 			}
 			if cur != branch {
-				if _, err := gitRun(target, "checkout", "-B", branch, remoteRev); err != nil {
+				if _, err := gitRun(gu, target, "checkout", "-B", branch, remoteRev); err != nil {
 					return fail(err.Error(), comments)
 				}
 				comments = append(comments, fmt.Sprintf("New branch '%s' was checked out, with %s as a starting point", branch, remoteLoc))
 			}
 		}
 		if ff && !localChanges {
-			if _, err := gitRun(target, "merge", "--ff-only", remoteRev); err != nil {
-				if _, err := gitRun(target, "reset", "--hard", remoteRev); err != nil {
+			if _, err := gitRun(gu, target, "merge", "--ff-only", remoteRev); err != nil {
+				if _, err := gitRun(gu, target, "reset", "--hard", remoteRev); err != nil {
 					return fail(err.Error(), comments)
 				}
 			}
 			comments = append(comments, "Repository was fast-forwarded to "+remoteLoc)
 		} else {
-			if _, err := gitRun(target, "reset", "--hard", remoteRev); err != nil {
+			if _, err := gitRun(gu, target, "reset", "--hard", remoteRev); err != nil {
 				return fail(err.Error(), comments)
 			}
 			changes.Set("forced update", true)
@@ -252,11 +286,11 @@ func gitLatest(c *statemod.Call) (*value.Map, error) {
 			comments = append(comments, "Repository was hard-reset to "+remoteLoc)
 		}
 		if c.Bool("submodules") {
-			if _, err := gitRun(target, "submodule", "update", "--init", "--recursive"); err != nil {
+			if _, err := gitRun(gu, target, "submodule", "update", "--init", "--recursive"); err != nil {
 				return fail("Failed to update submodules: "+err.Error(), comments)
 			}
 		}
-		newRev, _ := gitRun(target, "rev-parse", "HEAD")
+		newRev, _ := gitRun(gu, target, "rev-parse", "HEAD")
 		if remoteRev != "" && newRev != remoteRev {
 			return fail("Failed to update repository", comments)
 		}
@@ -302,43 +336,32 @@ func gitLatest(c *statemod.Call) (*value.Map, error) {
 	if revType == "branch" || revType == "tag" {
 		args = append(args, "--branch", rev)
 	}
-	if _, err := gitRun("", append(args, name, target)...); err != nil {
+	if _, err := gitRun(gu, "", append(args, name, target)...); err != nil {
 		return fail(fmt.Sprintf("Clone failed: %s", err), nil)
 	}
 	changes.Set("new", name+" => "+target)
 	comments = append(comments, name+" cloned to "+target)
 	if revType == "sha1" && rev != "HEAD" {
-		if _, err := gitRun(target, "checkout", remoteRev); err != nil {
+		if _, err := gitRun(gu, target, "checkout", remoteRev); err != nil {
 			return fail(err.Error(), comments)
 		}
 		comments = append(comments, "Repository was reset to "+remoteLoc)
 	}
 	if b := c.Str("branch"); b != "" {
-		if cur, _ := gitRun(target, "rev-parse", "--abbrev-ref", "HEAD"); cur != b {
-			if _, err := gitRun(target, "checkout", "-B", b); err != nil {
+		if cur, _ := gitRun(gu, target, "rev-parse", "--abbrev-ref", "HEAD"); cur != b {
+			if _, err := gitRun(gu, target, "checkout", "-B", b); err != nil {
 				return fail(err.Error(), comments)
 			}
 			comments = append(comments, fmt.Sprintf("Branch '%s' checked out, with %s as a starting point", b, remoteLoc))
 		}
 	}
 	if c.Bool("submodules") {
-		if _, err := gitRun(target, "submodule", "update", "--init", "--recursive"); err != nil {
+		if _, err := gitRun(gu, target, "submodule", "update", "--init", "--recursive"); err != nil {
 			return fail("Failed to update submodules: "+err.Error(), comments)
 		}
 	}
-	if user := c.Str("user"); user != "" {
-		if uid, ok := resolveUID(user); ok {
-			gid, _ := lookupUserGID(uid)
-			filepath.Walk(target, func(p string, _ os.FileInfo, err error) error {
-				if err == nil {
-					os.Lchown(p, uid, gid)
-				}
-				return nil
-			})
-		}
-	}
 	ret.Set("comment", formatComments(comments))
-	if newRev, err := gitRun(target, "rev-parse", "HEAD"); err == nil {
+	if newRev, err := gitRun(gu, target, "rev-parse", "HEAD"); err == nil {
 		changes.Set("revision", value.MapOf("old", nil, "new", newRev))
 	}
 	return ret, nil

@@ -13,7 +13,7 @@ import (
 
 func git(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
+	cmd := exec.Command("git", append([]string{"-c", "safe.directory=*"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
 	out, err := cmd.CombinedOutput()
@@ -83,4 +83,44 @@ func TestGitLatest(t *testing.T) {
 		t.Errorf("busy target: %s", value.Repr(ret))
 	}
 	sysCase{"git.latest", value.MapOf("name", up, "target", busy, "force_clone", true), true, up + " cloned to " + busy}.check(t, ctx)
+}
+
+// TestGitLatestAsUser clones and updates as a dedicated test user, the
+// way `user:` is used in real trees.
+func TestGitLatestAsUser(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	needRootTools(t, "useradd", "userdel")
+	cleanUsers(t)
+	t.Cleanup(func() { cleanUsers(t) })
+	if err := exec.Command("useradd", "-M", testUser).Run(); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "brine-git-user-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	up := filepath.Join(dir, "upstream")
+	os.MkdirAll(up, 0o755)
+	git(t, up, "init", "-q", "-b", "main")
+	commit(t, up, "a", "1")
+	exec.Command("chown", "-R", testUser, up).Run()
+	work := filepath.Join(dir, "work")
+	os.MkdirAll(work, 0o755)
+	exec.Command("chown", testUser, work).Run()
+	target := filepath.Join(work, "clone")
+	ctx := execmod.NewContext()
+	ret := sysRun(t, ctx, "git.latest", value.MapOf("name", up, "target", target, "user", testUser), false)
+	if str(ret, "result") != "True" {
+		t.Skipf("git cannot read a repository owned by root as another user here: %s", str(ret, "comment"))
+	}
+	st, _ := os.Stat(filepath.Join(target, ".git"))
+	if owner := fileOwner(st); owner != testUser {
+		t.Errorf(".git owned by %s", owner)
+	}
+	second := commit(t, up, "b", "2")
+	sysCase{"git.latest", value.MapOf("name", up, "target", target, "user", testUser), true, up + " was fetched, resulting in updated refs. Repository was fast-forwarded to remote HEAD (" + second[:7] + ")."}.check(t, ctx)
 }

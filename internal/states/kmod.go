@@ -193,7 +193,7 @@ func kmodPresent(c *statemod.Call) (*value.Map, error) {
 		return ret, nil
 	}
 	avail := setOf(k.Available())
-	var unavailable, ok, failed []string
+	var unavailable, ok []string
 	for _, m := range missing {
 		if !avail[m] {
 			unavailable = append(unavailable, m)
@@ -213,7 +213,6 @@ func kmodPresent(c *statemod.Call) (*value.Map, error) {
 		if !wasLoaded {
 			if err := k.Load(m); err != nil {
 				ret.Set("result", false)
-				failed = append(failed, m)
 				appendComment(ret, "Failed to load kernel module "+m+": "+err.Error())
 				continue
 			}
@@ -221,7 +220,7 @@ func kmodPresent(c *statemod.Call) (*value.Map, error) {
 		if persist {
 			if err := setPersist(c, m, true, false); err != nil {
 				ret.Set("result", false)
-				failed = append(failed, m)
+				appendComment(ret, "Failed to load kernel module "+m+": "+err.Error())
 				continue
 			}
 		}

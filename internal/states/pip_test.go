@@ -36,6 +36,9 @@ func writeWheel(t *testing.T, dir string) {
 // TestVirtualenvAndPip creates a real virtualenv and installs a local
 // wheel into it with pip, offline.
 func TestVirtualenvAndPip(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: creating a virtualenv takes several seconds (ensurepip)")
+	}
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed: virtualenv.managed and pip.installed need it")
 	}

@@ -8,6 +8,9 @@ package states
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -429,7 +432,10 @@ func pkgInstalled(c *statemod.Call) (*value.Map, error) {
 		return statemod.Ret(name, true, "No packages to install provided"), nil
 	}
 	if c.Has("sources") && value.Truthy(c.Get("sources")) {
-		return statemod.Ret(name, false, "pkg.installed: installing from sources is not supported by brine yet"), nil
+		if value.Truthy(pkgs) {
+			return statemod.Ret(name, false, `Only one of "pkgs" and "sources" is permitted.`), nil
+		}
+		return pkgInstallSources(c)
 	}
 	var wants []pkgWant
 	if value.Truthy(pkgs) {
@@ -643,6 +649,127 @@ func pkgInstalled(c *statemod.Call) (*value.Map, error) {
 		pkgApplyHold(c, ret, wants, value.Truthy(holdArg))
 	}
 	return ret, nil
+}
+
+// debVersion returns the version in a package file's control data.
+func debVersion(path string) string {
+	out, err := exec.Command("dpkg-deb", "-f", path, "Version").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// pkgInstallSources is pkg.installed with sources: a list of {name: url
+// or path} package files, fetched (salt://, http(s)://, local) and
+// installed in one package manager call.
+func pkgInstallSources(c *statemod.Call) (*value.Map, error) {
+	name := c.Get("name")
+	l, ok := c.Get("sources").(*value.List)
+	if !ok {
+		return statemod.Ret(name, false, "Invalidly formatted 'sources' parameter. See minion log."), nil
+	}
+	type src struct{ name, url string }
+	var srcs []src
+	for _, it := range l.Items {
+		m, ok := it.(*value.Map)
+		if !ok || m.Len() != 1 {
+			return statemod.Ret(name, false, "Invalidly formatted 'sources' parameter. See minion log."), nil
+		}
+		k, v := m.At(0)
+		srcs = append(srcs, src{value.Str(k), value.Str(v)})
+	}
+	cur, err := curPkgs(c)
+	if err != nil {
+		return statemod.Ret(name, false, err.Error()), nil
+	}
+	dir, err := os.MkdirTemp("", "brine-pkg-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	var targets []src
+	var paths []pkgmgr.Target
+	var notModified []string
+	for _, s := range srcs {
+		var data []byte
+		if isRemote(s.url) {
+			data, err = fetchRemote(s.url)
+		} else {
+			data, err = readSource(c, s.url)
+		}
+		if err != nil {
+			return statemod.Ret(name, false, fmt.Sprintf("Unable to cache %s: %s", s.url, err)), nil
+		}
+		p := filepath.Join(dir, filepath.Base(strings.SplitN(s.url, "?", 2)[0]))
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return nil, err
+		}
+		if vs := cur[s.name]; len(vs) > 0 {
+			if v := debVersion(p); v == "" || contains(vs, v) {
+				notModified = append(notModified, s.name)
+				continue
+			}
+		}
+		targets = append(targets, s)
+		paths = append(paths, pkgmgr.Target{Name: p})
+	}
+	if len(targets) == 0 {
+		return statemod.Ret(name, true, "All specified packages are already installed"), nil
+	}
+	names := make([]string, len(targets))
+	for i, t := range targets {
+		names[i] = t.name
+	}
+	if c.Test {
+		ret := statemod.Ret(name, nil, "The following packages would be installed/updated: "+strings.Join(names, ", "))
+		ch := value.NewMap(0)
+		for _, n := range names {
+			ch.Set(n, value.MapOf("new", "installed", "old", ""))
+		}
+		ret.Set("changes", ch)
+		return ret, nil
+	}
+	m, err := pkgManager(c)
+	if err != nil {
+		return statemod.Ret(name, false, err.Error()), nil
+	}
+	_, ierr := m.Install(bg(c), pkgmgr.InstallRequest{Targets: paths})
+	if c.Env != nil && c.Env.Exec != nil {
+		delete(c.Env.Exec.Values, "pkg.list_pkgs")
+	}
+	after, err := curPkgs(c)
+	if err != nil {
+		return statemod.Ret(name, false, err.Error()), nil
+	}
+	changes := value.NewMap(0)
+	var modified, failed []string
+	for _, n := range names {
+		o, nw := strings.Join(cur[n], ","), strings.Join(after[n], ",")
+		if o != nw {
+			changes.Set(n, value.MapOf("new", nw, "old", o))
+			modified = append(modified, n)
+		} else {
+			failed = append(failed, n)
+		}
+	}
+	var comment []string
+	result := true
+	if len(failed) > 0 {
+		msg := "The following packages failed to install/update: " + strings.Join(failed, ", ")
+		if ierr != nil {
+			msg += ": " + ierr.Error()
+		}
+		comment = append(comment, msg)
+		result = false
+	}
+	if len(modified) > 0 {
+		comment = append(comment, "The following packages were installed/updated: "+strings.Join(modified, ", "))
+	}
+	if len(notModified) > 0 {
+		comment = append(comment, "The following packages were already installed: "+strings.Join(notModified, ", "))
+	}
+	return value.MapOf("name", name, "changes", changes, "result", result, "comment", strings.Join(comment, "\n")), nil
 }
 
 // pkgErrorInfo reads the pkg execution module's error with info (Salt's

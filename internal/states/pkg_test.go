@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -66,7 +67,12 @@ func (f *fakePkg) Refresh(context.Context) (system.Result, error) {
 	return system.Result{}, nil
 }
 func (f *fakePkg) Install(_ context.Context, req pkgmgr.InstallRequest) (system.Result, error) {
-	for _, t := range req.Targets {
+	for i, t := range req.Targets {
+		if strings.HasSuffix(t.Name, ".deb") { // a package file: name_version_arch.deb
+			parts := strings.Split(filepath.Base(t.Name), "_")
+			req.Targets[i] = pkgmgr.Target{Name: parts[0], Version: parts[1]}
+			continue
+		}
 		if f.repo[t.Name] == "" {
 			return system.Result{Code: 100}, errors.New("E: Unable to locate package " + t.Name)
 		}
@@ -196,6 +202,19 @@ func TestPkgInstalledHoldAndVersion(t *testing.T) {
 	ret = sysRun(t, ctx, "pkg.latest", value.MapOf("name", "nosuch"), false)
 	if str(ret, "comment") != "No information found for 'nosuch'." || str(ret, "result") != "False" {
 		t.Errorf("latest nosuch: %s", value.Repr(ret))
+	}
+}
+
+func TestPkgInstalledSources(t *testing.T) {
+	f := newFakePkg()
+	ctx := pkgCtx(f)
+	dir := t.TempDir()
+	deb := filepath.Join(dir, "brinedemo_1.0_all.deb")
+	os.WriteFile(deb, []byte("not really a deb"), 0o644)
+	sysCase{"pkg.installed", value.MapOf("name", "x", "sources", value.NewList(value.MapOf("brinedemo", deb))), true,
+		"The following packages were installed/updated: brinedemo"}.check(t, ctx)
+	if f.installed["brinedemo"] != "1.0" {
+		t.Errorf("installed %v", f.installed)
 	}
 }
 

@@ -1,7 +1,11 @@
 package states_test
 
 import (
+	"os"
+	"os/user"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"brine/internal/engine"
@@ -77,4 +81,19 @@ func (sc sysCase) check(t *testing.T, ctx *execmod.Context) *value.Map {
 func str(m *value.Map, k string) string {
 	v, _ := m.Get(k)
 	return value.Str(v)
+}
+
+func fileOwner(st os.FileInfo) string {
+	if st == nil {
+		return ""
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	u, err := user.LookupId(strconv.Itoa(int(sys.Uid)))
+	if err != nil {
+		return strconv.Itoa(int(sys.Uid))
+	}
+	return u.Username
 }

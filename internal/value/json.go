@@ -50,10 +50,19 @@ type jsonEnc struct {
 // spaces is sliced for indentation.
 const spaces = "                                                                "
 
+// grow makes room for n more bytes in b, doubling its capacity: append's
+// gentler growth for large slices copies a big output many times.
+func grow(b *strings.Builder, n int) {
+	if b.Len()+n > b.Cap() {
+		b.Grow(b.Cap() + n)
+	}
+}
+
 func (e *jsonEnc) newline(depth int) {
 	if e.o.Indent < 0 {
 		return
 	}
+	grow(e.b, 1+e.o.Indent*depth)
 	e.b.WriteByte('\n')
 	for n := e.o.Indent * depth; n > 0; {
 		k := min(n, len(spaces))
@@ -191,6 +200,7 @@ func JSONQuote(s string, ensureASCII bool) string {
 func jsonPlain(c byte) bool { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' }
 
 func writeJSONQuote(b *strings.Builder, s string, ensureASCII bool) {
+	grow(b, len(s)+2)
 	b.WriteByte('"')
 	for i := 0; i < len(s); {
 		j := i

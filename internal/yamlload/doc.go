@@ -2,8 +2,12 @@
 // 3006's SaltYamlSafeLoader, and writes values back as YAML text exactly as
 // PyYAML's C safe dumper does.
 //
-// Loading (Load, SafeLoad) builds on go.yaml.in/yaml/v4's node tree and does
-// its own resolution and construction: YAML 1.1 implicit types as PyYAML's
+// Loading (Load, SafeLoad) first tries a fast path (fast.go) that reads the
+// plain block subset rendered SLS and pillar files are written in straight
+// into values, and gives up on anything else, or anything that would be an
+// error; then it builds on go.yaml.in/yaml/v4's node tree and does its own
+// resolution and construction. Both give the same values (FuzzFastPath
+// checks it): YAML 1.1 implicit types as PyYAML's
 // resolver sees plain scalars (yes/no/on/off, base 60, `1e3` a string),
 // Salt's integer rule (`0644` is 644), timestamps as strings, !!binary as
 // bytes, Salt's merge-key flattening and duplicate-key error ("found

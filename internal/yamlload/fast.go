@@ -36,7 +36,7 @@ type fastLoader struct {
 	pos     int // offset of the current content in src
 	depth   int
 	ordered bool
-	stack   []any // keys and values of the mappings being read
+	stack   []any          // keys and values of the mappings being read
 	keys    map[string]any // plain keys already boxed, reused
 }
 
@@ -461,15 +461,17 @@ func quoted(s string, i int) (string, int, bool) {
 				if j+digits >= len(s) {
 					return "", 0, false
 				}
+				var u uint64
 				for _, c := range []byte(s[j+1 : j+1+digits]) {
 					if !isHex(c) {
 						return "", 0, false
 					}
-					r = r<<4 | rune(hexVal(c))
+					u = u<<4 | uint64(hexVal(c))
 				}
-				if r >= 0xD800 && r <= 0xDFFF || r > 0x10FFFF {
+				if u >= 0xD800 && u <= 0xDFFF || u > 0x10FFFF {
 					return "", 0, false
 				}
+				r = rune(u)
 				j += digits
 			}
 			b = utf8.AppendRune(b, r)

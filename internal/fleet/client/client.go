@@ -169,7 +169,6 @@ func (c *Client) Returns(ctx context.Context, jid string, want []string, each fu
 	for _, id := range want {
 		pending[id] = true
 	}
-	initial := true
 	for {
 		if want != nil && len(pending) == 0 {
 			return got, nil
@@ -181,8 +180,7 @@ func (c *Client) Returns(ctx context.Context, jid string, want []string, each fu
 			if !ok {
 				return got, nil
 			}
-			if e == nil {
-				initial = false
+			if e == nil { // the stored returns have all been seen
 				if want == nil {
 					return got, nil
 				}
@@ -202,7 +200,6 @@ func (c *Client) Returns(ctx context.Context, jid string, want []string, each fu
 			if each != nil {
 				each(r)
 			}
-			_ = initial
 		}
 	}
 }

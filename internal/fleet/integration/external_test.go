@@ -47,6 +47,7 @@ func TestExternalNATS(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := exec.Command(bin, "-c", filepath.Join(natsDir, "nats.conf"), "-P", pidFile)
+	srv.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	lf := c.logFile("nats-server")
 	srv.Stdout, srv.Stderr = lf, lf
 	if err := srv.Start(); err != nil {

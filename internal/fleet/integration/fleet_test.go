@@ -79,6 +79,8 @@ func TestKeyAcceptFlow(t *testing.T) {
 	if _, _, rc := c.brine("run", "-c", c.mdir, "k1", "test.ping"); rc != 2 {
 		t.Errorf("run on a deleted minion: rc %d", rc)
 	}
+	// The minion, cut off, asks for acceptance again.
+	waitKeyState(t, c, "k1", "minions_pre")
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
@@ -216,6 +218,30 @@ func TestFleet(t *testing.T) {
 		waitReturns(t, c, jid, map[string]any{"web1": "done", "web2": "done", "db1": "done"})
 	})
 
+	t.Run("batches and the job list", func(t *testing.T) {
+		out, errs, rc := c.brine("run", "-c", c.mdir, "-b", "2", "*", "test.echo", "batched", "--out", "json")
+		if rc != 0 || strings.Count(errs, "Executing run on") != 2 || strings.Count(out, `"batched"`) != 3 {
+			t.Errorf("batch run: rc %d\n%s\n%s", rc, out, errs)
+		}
+		out, _, rc = c.brine("jobs", "-c", c.mdir, "list", "--out", "json")
+		var jobs map[string]map[string]any
+		if err := json.Unmarshal([]byte(out), &jobs); rc != 0 || err != nil {
+			t.Fatalf("jobs list: rc %d %q", rc, out)
+		}
+		echoes := 0
+		for jid, j := range jobs {
+			if !proto.ValidJID(jid) {
+				t.Errorf("jobs list key %q", jid)
+			}
+			if j["Function"] == "test.echo" && j["Target-type"] == "list" {
+				echoes++
+			}
+		}
+		if echoes != 2 {
+			t.Errorf("jobs list shows %d batch jobs, want 2", echoes)
+		}
+	})
+
 	t.Run("a reconnecting minion catches up", func(t *testing.T) {
 		c.stopMinion("db1")
 		out, _, _ := c.brine("run", "-c", c.mdir, "--async", "*", "test.echo", "missed")
@@ -290,7 +316,7 @@ func isolation(t *testing.T, c *cluster) {
 	}
 	// Asking the master for web2's pillar under web2's name is refused.
 	_, req, _ := proto.NewRequest(map[string]any{"grains": map[string]any{"id": "web2"}})
-	if msg, err := nc.Request("brine.req.web2.pillar", req, 2*time.Second); err == nil {
+	if msg, err := nc.Request("brine.req.web2.pillar", req, 500*time.Millisecond); err == nil {
 		t.Errorf("pillar request as web2 answered: %s", msg.Data)
 	}
 	expectViolation("publish as web2", "brine.req.web2.pillar")
@@ -298,7 +324,7 @@ func isolation(t *testing.T, c *cluster) {
 	_ = nc.Publish("$KV.BRINE_RET.20260101000000000000.web2", []byte(`{}`))
 	_ = nc.Flush()
 	expectViolation("return as web2", "BRINE_RET")
-	if _, err := nc.Request("$JS.API.STREAM.INFO.KV_BRINE_RET", nil, time.Second); err == nil {
+	if _, err := nc.Request("$JS.API.STREAM.INFO.KV_BRINE_RET", nil, 500*time.Millisecond); err == nil {
 		t.Error("JetStream API answered a minion")
 	}
 	expectViolation("jetstream api", "$JS.API")

@@ -110,6 +110,8 @@ func (c *cluster) logFile(name string) *os.File {
 func (c *cluster) start(name string, args ...string) *exec.Cmd {
 	c.t.Helper()
 	cmd := exec.Command(brineBin, args...)
+	// Children die with the test binary, even when it is killed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	lf := c.logFile(name)
 	cmd.Stdout, cmd.Stderr = lf, lf
 	if err := cmd.Start(); err != nil {

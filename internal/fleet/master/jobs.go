@@ -81,13 +81,19 @@ func (m *Master) Publish(req proto.PublishRequest) (proto.PublishReply, error) {
 	if job.Kwarg.V == nil {
 		job.Kwarg.V = value.NewMap(0)
 	}
-	signed, err := proto.Sign(m.Key, job)
+	// The record keeps the minion list; what each minion receives does not
+	// (with thousands of minions the list would dwarf the job).
+	record, err := proto.Sign(m.Key, job)
+	if err != nil {
+		return proto.PublishReply{}, err
+	}
+	signed, err := m.signForMinions(job)
 	if err != nil {
 		return proto.PublishReply{}, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := m.jobs.Put(ctx, job.JID, signed); err != nil {
+	if _, err := m.jobs.Put(ctx, job.JID, record); err != nil {
 		return proto.PublishReply{}, fmt.Errorf("storing job: %w", err)
 	}
 	m.addRecent(job, signed)
@@ -118,6 +124,13 @@ func (m *Master) adminResolve(body json.RawMessage) (any, error) {
 	}
 	req.ResolveOnly = true
 	return m.Publish(req)
+}
+
+// signForMinions signs the job as minions receive it: without the list of
+// minions it went to.
+func (m *Master) signForMinions(job proto.Job) ([]byte, error) {
+	job.Minions = nil
+	return proto.Sign(m.Key, job)
 }
 
 // recentJob is a job of the catch-up window, kept in memory.
@@ -173,7 +186,11 @@ func (m *Master) loadRecent() {
 		if _, err := proto.Open(e.Value(), "", &job); err != nil {
 			continue
 		}
-		m.addRecent(job, e.Value())
+		signed, err := m.signForMinions(job)
+		if err != nil {
+			continue
+		}
+		m.addRecent(job, signed)
 	}
 }
 

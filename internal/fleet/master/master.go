@@ -194,6 +194,7 @@ func (m *Master) Start() error {
 			_ = os.WriteFile(URLFile(cd), []byte(m.url+"\n"), 0o644)
 		}
 	}
+	m.warnGrainPillar()
 	m.wg.Add(1)
 	go m.watchKeys()
 	m.Log.Info("brine master started", "url", m.url)

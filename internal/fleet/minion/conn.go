@@ -136,6 +136,8 @@ type DialOptions struct {
 	Name        string
 	Reconnected func()
 	Disconnect  func(error)
+	// Closed is called when the connection is closed for good.
+	Closed func()
 	// MaxReconnects is nats.MaxReconnects (-1: forever, the default).
 	MaxReconnects *int
 }
@@ -171,6 +173,9 @@ func Dial(opts *value.Map, id string, kp nkeys.KeyPair, do DialOptions) (*Conn, 
 	}
 	if do.Disconnect != nil {
 		no = append(no, nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { do.Disconnect(err) }))
+	}
+	if do.Closed != nil {
+		no = append(no, nats.ClosedHandler(func(*nats.Conn) { do.Closed() }))
 	}
 	nc, err := nats.Connect(url, no...)
 	if err != nil {

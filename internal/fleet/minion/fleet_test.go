@@ -2,10 +2,12 @@ package minion_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -80,8 +82,9 @@ func minionOpts(t testing.TB, m *master.Master, mdir, id string) *value.Map {
 
 // startMinions runs in-process minions until the test ends and waits
 // until all are ready.
-func startMinions(t testing.TB, m *master.Master, mdir string, ids []string, grains func(id string) *value.Map) {
+func startMinions(t testing.TB, m *master.Master, mdir string, ids []string, grains func(id string) *value.Map) map[string]*value.Map {
 	t.Helper()
+	all := map[string]*value.Map{}
 	ctx, cancel := context.WithCancel(context.Background())
 	var ready sync.WaitGroup
 	var done sync.WaitGroup
@@ -92,7 +95,8 @@ func startMinions(t testing.TB, m *master.Master, mdir string, ids []string, gra
 		if grains != nil {
 			g = grains(id)
 		}
-		mn, err := minion.New(minion.Options{Opts: minionOpts(t, m, mdir, id), Grains: g, Log: logger(t), Ready: ready.Done})
+		all[id] = minionOpts(t, m, mdir, id)
+		mn, err := minion.New(minion.Options{Opts: all[id], Grains: g, Log: logger(t), Ready: ready.Done})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,6 +115,7 @@ func startMinions(t testing.TB, m *master.Master, mdir string, ids []string, gra
 	case <-time.After(60 * time.Second):
 		t.Fatal("minions not ready after 60s")
 	}
+	return all
 }
 
 func adminClient(t testing.TB, m *master.Master) *client.Client {
@@ -145,5 +150,46 @@ func TestPing(t *testing.T) {
 		if !ok || r.Return.V != true {
 			t.Errorf("%s: return %+v (ok %v)", id, r, ok)
 		}
+	}
+}
+
+// TestReplayRefused sends the same signed-in request twice, and one with
+// a stale time: the master answers the first only.
+func TestReplayRefused(t *testing.T) {
+	m, dir := startMaster(t, nil)
+	opts := startMinions(t, m, dir, []string{"r1"}, nil)["r1"]
+	// The minion made its key under its pki_dir; reuse it.
+	kp, err := minion.LoadKey(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := minion.Dial(opts, "r1", kp, minion.DialOptions{})
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	defer c.Close()
+	_, raw, _ := proto.NewRequest(proto.CatchupRequest{})
+	subj := proto.ReqSubject("r1", proto.ReqCatchup)
+	reply := func(data []byte) proto.Reply {
+		msg, err := c.NC.Request(subj, data, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep proto.Reply
+		if _, err := proto.Open(msg.Data, "", &rep); err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	if rep := reply(raw); rep.Error != "" {
+		t.Fatalf("first request refused: %s", rep.Error)
+	}
+	if rep := reply(raw); !strings.Contains(rep.Error, "replayed") {
+		t.Errorf("replayed request: %q", rep.Error)
+	}
+	old := proto.Request{V: proto.Version, Nonce: proto.NewNonce(), TS: time.Now().Add(-time.Hour).UnixNano()}
+	data, _ := json.Marshal(old)
+	if rep := reply(data); !strings.Contains(rep.Error, "stale") {
+		t.Errorf("stale request: %q", rep.Error)
 	}
 }

@@ -42,11 +42,9 @@ type Options struct {
 
 // Minion is a running minion.
 type Minion struct {
-	o    Options
-	id   string
-	log  *slog.Logger
-	conn *Conn
-	sess *Session
+	o   Options
+	id  string
+	log *slog.Logger
 
 	sem    chan struct{}
 	mu     sync.Mutex
@@ -85,23 +83,59 @@ func New(o Options) (*Minion, error) {
 func (m *Minion) ID() string { return m.id }
 
 // Run connects (requesting key acceptance as long as needed), serves jobs
-// and returns when ctx ends.
+// and returns when ctx ends. When the master closes the connection for
+// good (its key was deleted, say), the minion starts over and asks for
+// acceptance again.
 func (m *Minion) Run(ctx context.Context) error {
 	defer close(m.closed)
 	wait := time.Duration(optFloat(m.o.Opts, "acceptance_wait_time", 10) * float64(time.Second))
+	readyOnce := false
+	for {
+		closed := make(chan struct{})
+		sess := m.connect(ctx, wait, closed)
+		if sess == nil {
+			return nil
+		}
+		err := m.serve(ctx, sess, closed, func() {
+			if !readyOnce && m.o.Ready != nil {
+				readyOnce = true
+				m.o.Ready()
+			}
+		})
+		sess.Conn.Close()
+		if err != nil || ctx.Err() != nil {
+			m.wg.Wait()
+			return err
+		}
+		m.log.Warn("connection to the master closed; starting over")
+		select {
+		case <-ctx.Done():
+			m.wg.Wait()
+			return nil
+		case <-time.After(wait):
+		}
+	}
+}
+
+// connect dials until the key is accepted and the master answers; it
+// returns nil when ctx ends.
+func (m *Minion) connect(ctx context.Context, wait time.Duration, closed chan struct{}) *Session {
+	var sess *Session
+	var once sync.Once
 	for {
 		c, err := Dial(m.o.Opts, m.id, m.o.Key, DialOptions{
 			Name:        "brine-minion " + m.id,
-			Reconnected: func() { go m.resync() },
+			Reconnected: func() { go m.resync(sess) },
 			Disconnect: func(err error) {
 				if err != nil {
 					m.log.Warn("disconnected from the master", "err", err)
 				}
 			},
+			Closed: func() { once.Do(func() { close(closed) }) },
 		})
 		if err == nil {
-			m.conn = c
-			break
+			sess = NewSession(c, m.o.Opts, m.o.Grains)
+			return sess
 		}
 		if errors.Is(err, ErrNotAccepted) {
 			m.log.Info("key not accepted; requesting acceptance")
@@ -117,50 +151,58 @@ func (m *Minion) Run(ctx context.Context) error {
 		case <-time.After(wait):
 		}
 	}
-	defer m.conn.Close()
-	m.sess = NewSession(m.conn, m.o.Opts, m.o.Grains)
-	sub, err := m.conn.NC.Subscribe(proto.JobWildcard(m.id), m.onJob)
+}
+
+// serve subscribes to the minion's jobs, announces it, catches up and
+// waits until ctx ends or the connection closes.
+func (m *Minion) serve(ctx context.Context, sess *Session, closed chan struct{}, ready func()) error {
+	sub, err := sess.Conn.NC.Subscribe(proto.JobWildcard(m.id), func(msg *nats.Msg) { m.handle(sess, msg.Data) })
 	if err != nil {
 		return err
 	}
 	_ = sub.SetPendingLimits(-1, -1)
-	if err := m.conn.NC.Flush(); err != nil {
-		return err
+	if err := sess.Conn.NC.Flush(); err != nil {
+		return nil // closed meanwhile: start over
 	}
 	for {
-		if err := m.sess.Hello(); err == nil {
+		err := sess.Hello()
+		if err == nil {
 			break
-		} else {
-			m.log.Warn("hello to the master failed", "err", err)
 		}
+		m.log.Warn("hello to the master failed", "err", err)
 		select {
 		case <-ctx.Done():
+			return nil
+		case <-closed:
 			return nil
 		case <-time.After(time.Second):
 		}
 	}
-	m.catchup()
+	m.catchup(sess)
 	m.log.Info("minion ready")
-	if m.o.Ready != nil {
-		m.o.Ready()
+	ready()
+	select {
+	case <-ctx.Done():
+		_ = sub.Unsubscribe()
+	case <-closed:
 	}
-	<-ctx.Done()
-	_ = sub.Unsubscribe()
-	m.wg.Wait()
 	return nil
 }
 
 // resync runs after a reconnection: announce again, then catch up.
-func (m *Minion) resync() {
+func (m *Minion) resync(sess *Session) {
+	if sess == nil {
+		return
+	}
 	m.log.Info("reconnected to the master")
-	if err := m.sess.Hello(); err != nil {
+	if err := sess.Hello(); err != nil {
 		m.log.Warn("hello after reconnect failed", "err", err)
 	}
-	m.catchup()
+	m.catchup(sess)
 }
 
 // catchup asks for the jobs missed since the last one seen.
-func (m *Minion) catchup() {
+func (m *Minion) catchup(sess *Session) {
 	m.mu.Lock()
 	since := m.last
 	m.mu.Unlock()
@@ -168,20 +210,18 @@ func (m *Minion) catchup() {
 		since -= int64(5 * time.Second) // jobs published around the disconnection
 	}
 	var rep proto.CatchupReply
-	if err := m.conn.Request(proto.ReqCatchup, proto.CatchupRequest{Since: since}, &rep, 30*time.Second); err != nil {
+	if err := sess.Conn.Request(proto.ReqCatchup, proto.CatchupRequest{Since: since}, &rep, 30*time.Second); err != nil {
 		m.log.Warn("catch-up failed", "err", err)
 		return
 	}
 	for _, raw := range rep.Jobs {
-		m.handle(raw)
+		m.handle(sess, raw)
 	}
 }
 
-func (m *Minion) onJob(msg *nats.Msg) { m.handle(msg.Data) }
-
 // handle verifies a signed job and runs it once.
-func (m *Minion) handle(data []byte) {
-	mk := m.conn.MasterKey()
+func (m *Minion) handle(sess *Session, data []byte) {
+	mk := sess.Conn.MasterKey()
 	if mk == "" {
 		return // before the first signed reply: catch-up fetches it later
 	}
@@ -217,14 +257,14 @@ func (m *Minion) handle(data []byte) {
 		m.sem <- struct{}{}
 		defer func() { <-m.sem }()
 		m.log.Debug("running job", "jid", job.JID, "fun", job.Fun)
-		ret := m.sess.Execute(job)
-		m.sendReturn(ret)
+		ret := sess.Execute(job)
+		m.sendReturn(sess.Conn, ret)
 	}()
 }
 
 // sendReturn stores a return in JetStream, retrying until it is
 // acknowledged (across a master restart) or a day has passed.
-func (m *Minion) sendReturn(ret proto.Return) {
+func (m *Minion) sendReturn(c *Conn, ret proto.Return) {
 	data, err := json.Marshal(ret)
 	if err != nil {
 		m.log.Error("encoding return", "err", err)
@@ -234,7 +274,7 @@ func (m *Minion) sendReturn(ret proto.Return) {
 	deadline := time.Now().Add(24 * time.Hour)
 	backoff := 200 * time.Millisecond
 	for time.Now().Before(deadline) {
-		msg, err := m.conn.NC.Request(subj, data, 10*time.Second)
+		msg, err := c.NC.Request(subj, data, 10*time.Second)
 		if err == nil {
 			var ack struct {
 				Error *struct {

@@ -88,10 +88,12 @@ type remotePillar struct {
 	local pillar.Service
 }
 
+// Compile asks the master for a fresh pillar.
 func (r remotePillar) Compile(_, _ *value.Map, _, saltenv, pillarenv string, override, _ *value.Map) (*value.Map, error) {
 	return r.s.Pillar(saltenv, pillarenv, override)
 }
 
+// Decrypt runs a decryption renderer locally.
 func (r remotePillar) Decrypt(opts *value.Map, data any, renderer string, translateNewlines bool) (any, error) {
 	return r.local.Decrypt(opts, data, renderer, translateNewlines)
 }

@@ -76,19 +76,6 @@ func (a *Apk) Held(context.Context) (map[string]bool, error) {
 	return out, nil
 }
 
-// splitNameVersion splits "name-1.2.3-r0" into name and version.
-func splitNameVersion(s string) (string, string) {
-	i := strings.LastIndex(s, "-r")
-	if i < 0 {
-		return s, ""
-	}
-	j := strings.LastIndex(s[:i], "-")
-	if j < 0 {
-		return s, ""
-	}
-	return s[:j], s[j+1:]
-}
-
 // Candidates runs `apk policy` for each name and takes the newest version
 // it lists.
 func (a *Apk) Candidates(ctx context.Context, names []string, _ string) (map[string]string, error) {

@@ -1,0 +1,5 @@
+base:
+  '*':
+    - lighttpd
+    - lighttpd.site
+    - ops

@@ -1,0 +1,276 @@
+// Package check is `brine check`: a linter for state trees. It renders and
+// compiles the tree the way state.show_highstate and state.show_sls do, for
+// every environment (or the SLS given), and reports every problem found as
+// diagnostics with file, line, column and the include chain: render errors
+// (YAML, Jinja), missing includes, unknown state modules and functions,
+// arguments a state function does not take, requisites naming nothing,
+// requisite cycles, conflicting IDs, extends of missing IDs, top file
+// entries naming missing SLS, and unknown renderers (which Salt silently
+// renders to nothing).
+package check
+
+import (
+	"cmp"
+	"os"
+	"slices"
+	"strings"
+
+	"brine/internal/diag"
+	"brine/internal/execmod"
+	"brine/internal/fileserver"
+	"brine/internal/highstate"
+	"brine/internal/statemod"
+	"brine/internal/value"
+)
+
+// Options configure a check.
+type Options struct {
+	// Ctx is the minion the tree is compiled for: options (file_roots,
+	// renderer, ...), grains and pillar.
+	Ctx *execmod.Context
+	// SLS restricts the check to these SLS (and what they include) in
+	// Saltenv; empty checks every SLS of every environment and the
+	// highstate.
+	SLS []string
+	// Saltenv restricts the check to one environment.
+	Saltenv string
+	// States is the state function registry (nil: statemod.Default).
+	States *statemod.Registry
+	// BaseDir makes file names in diagnostics relative to it.
+	BaseDir string
+}
+
+// Result is the outcome of a check.
+type Result struct {
+	Diags diag.Diagnostics
+	c     *checker
+}
+
+// Sources returns the texts the diagnostics quote.
+func (r *Result) Sources() diag.Sources { return r.c.source }
+
+// checker holds the state of one check.
+type checker struct {
+	opts      Options
+	run       *highstate.Run
+	states    *statemod.Registry
+	modules   map[string]bool
+	cache     map[string]*file
+	files     []*file
+	byDisplay map[string]*file
+	diags     diag.Diagnostics
+	seen      map[string]bool
+	// parents records, for an SLS, where it was first included from (or
+	// named in a top file), for include chains.
+	parents map[slsKey]diag.Range
+	// defined maps an SLS to its rendered file.
+	bySLS map[slsKey]*file
+}
+
+func (c *checker) add(d *diag.Diagnostic) {
+	k := d.Severity.String() + "\x00" + d.Summary + "\x00" + d.Detail
+	if d.Subject != nil {
+		k += "\x00" + d.Subject.String()
+	}
+	if c.seen[k] {
+		return
+	}
+	c.seen[k] = true
+	c.diags = append(c.diags, d)
+}
+
+// Run checks the tree of o.Ctx.
+func Run(o Options) *Result {
+	kw := value.NewMap(1)
+	if o.Saltenv != "" {
+		kw.Set("saltenv", o.Saltenv)
+	}
+	c := &checker{
+		opts:      o,
+		run:       highstate.NewRun(o.Ctx, kw),
+		states:    o.States,
+		cache:     map[string]*file{},
+		byDisplay: map[string]*file{},
+		seen:      map[string]bool{},
+		parents:   map[slsKey]diag.Range{},
+		bySLS:     map[slsKey]*file{},
+	}
+	if c.states == nil {
+		c.states = statemod.Default
+	}
+	c.modules = map[string]bool{}
+	for _, n := range c.states.Names() {
+		if i := indexByte(n, '.'); i > 0 {
+			c.modules[n[:i]] = true
+		}
+	}
+	c.run.Render = c.renderFile
+	c.check()
+	slices.SortStableFunc(c.diags, func(a, b *diag.Diagnostic) int {
+		return cmp.Or(cmp.Compare(subjFile(a), subjFile(b)), cmp.Compare(subjLine(a), subjLine(b)))
+	})
+	for _, d := range c.diags {
+		if len(d.Chain) == 0 && d.Subject != nil {
+			d.Chain = c.chain(d.Subject.File)
+		}
+	}
+	return &Result{Diags: c.diags, c: c}
+}
+
+func indexByte(s string, b byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == b {
+			return i
+		}
+	}
+	return -1
+}
+
+func subjFile(d *diag.Diagnostic) string {
+	if d.Subject == nil {
+		return ""
+	}
+	return d.Subject.File
+}
+
+func subjLine(d *diag.Diagnostic) int {
+	if d.Subject == nil {
+		return 0
+	}
+	return d.Subject.Start.Line
+}
+
+// envs returns the environments to check.
+func (c *checker) envs() []string {
+	if c.opts.Saltenv != "" {
+		return []string{c.opts.Saltenv}
+	}
+	return c.run.Avail.Envs()
+}
+
+func (c *checker) check() {
+	var units []*value.Map
+	if len(c.opts.SLS) > 0 {
+		units = append(units, c.run.SLSMatches(c.opts.SLS))
+	} else {
+		// Every SLS file renders on its own first (render errors, includes).
+		for _, env := range c.envs() {
+			for _, name := range c.run.Avail.States(env) {
+				if !c.isTop(env, name) {
+					c.renderSLS(env, name)
+				}
+			}
+		}
+		c.checkTop()
+		if hs := c.highstateMatches(); hs != nil {
+			units = append(units, hs)
+		}
+	}
+	for _, f := range c.slsFiles() {
+		c.checkIncludes(f)
+	}
+	if len(c.opts.SLS) == 0 {
+		// SLS files no other file includes are compiled alone as well, as
+		// state.show_sls would.
+		included := map[slsKey]bool{}
+		for k := range c.parents {
+			included[k] = true
+		}
+		for _, env := range c.envs() {
+			for _, name := range c.run.Avail.States(env) {
+				if !included[slsKey{env, name}] && !c.isTop(env, name) {
+					units = append(units, value.MapOf(env, value.NewList(name)))
+				}
+			}
+		}
+	}
+	for _, m := range units {
+		c.compileUnit(m)
+	}
+	for _, f := range c.slsFiles() {
+		c.checkStates(f)
+	}
+}
+
+// renderSLS renders the SLS name of env through the cache.
+func (c *checker) renderSLS(env, name string) *file {
+	s, ok := c.run.Roots.ResolveSLS(env, name)
+	if !ok {
+		return nil
+	}
+	data, err := os.ReadFile(s.Path)
+	if err != nil {
+		return nil
+	}
+	_, _ = c.renderFile(data, s.Path, s.Source, env, name)
+	return c.cache[s.Path+"\x00"+env+"\x00"+name]
+}
+
+// slsFiles returns the rendered SLS files, in render order.
+func (c *checker) slsFiles() []*file {
+	var out []*file
+	for _, f := range c.files {
+		if f.isSLS {
+			if _, ok := c.bySLS[f.key]; !ok {
+				c.bySLS[f.key] = f
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// fileOf returns the rendered file of an SLS, rendering it if needed.
+func (c *checker) fileOf(env, sls string) *file {
+	c.slsFiles()
+	if f, ok := c.bySLS[slsKey{env, sls}]; ok {
+		return f
+	}
+	f := c.renderSLS(env, sls)
+	if f != nil {
+		c.bySLS[f.key] = f
+	}
+	return f
+}
+
+// chain returns the include chain of the file named display, outermost
+// first.
+func (c *checker) chain(display string) []diag.Range {
+	f, ok := c.byDisplay[display]
+	if !ok || !f.isSLS {
+		return nil
+	}
+	var out []diag.Range
+	seen := map[slsKey]bool{f.key: true}
+	k := f.key
+	for len(out) < 32 {
+		p, ok := c.parents[k]
+		if !ok {
+			break
+		}
+		out = append(out, p)
+		pf, ok := c.byDisplay[p.File]
+		if !ok || !pf.isSLS || seen[pf.key] {
+			break
+		}
+		seen[pf.key] = true
+		k = pf.key
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// isTop reports whether the SLS name of env is the top file.
+func (c *checker) isTop(env, name string) bool {
+	s, ok := c.resolve(env, name)
+	if !ok {
+		return false
+	}
+	top := strings.TrimPrefix(c.run.TopOptions().StateTop, "salt://")
+	return s.Source == top
+}
+
+// resolve finds an SLS in env.
+func (c *checker) resolve(env, name string) (fileserver.SLS, bool) {
+	return c.run.Roots.ResolveSLS(env, name)
+}

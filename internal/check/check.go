@@ -11,6 +11,7 @@ package check
 
 import (
 	"cmp"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"brine/internal/execmod"
 	"brine/internal/fileserver"
 	"brine/internal/highstate"
+	"brine/internal/match"
 	"brine/internal/statemod"
 	"brine/internal/value"
 )
@@ -63,6 +65,8 @@ type checker struct {
 	// parents records, for an SLS, where it was first included from (or
 	// named in a top file), for include chains.
 	parents map[slsKey]diag.Range
+	// included holds the SLS some other SLS includes.
+	included map[slsKey]bool
 	// defined maps an SLS to its rendered file.
 	bySLS map[slsKey]*file
 }
@@ -93,6 +97,7 @@ func Run(o Options) *Result {
 		byDisplay: map[string]*file{},
 		seen:      map[string]bool{},
 		parents:   map[slsKey]diag.Range{},
+		included:  map[slsKey]bool{},
 		bySLS:     map[slsKey]*file{},
 	}
 	if c.states == nil {
@@ -110,7 +115,11 @@ func Run(o Options) *Result {
 		return cmp.Or(cmp.Compare(subjFile(a), subjFile(b)), cmp.Compare(subjLine(a), subjLine(b)))
 	})
 	for _, d := range c.diags {
-		if len(d.Chain) == 0 && d.Subject != nil {
+		switch {
+		case len(d.Chain) > 0:
+			// A Jinja import chain: prefix the includes of its first file.
+			d.Chain = append(c.chain(d.Chain[0].File), d.Chain...)
+		case d.Subject != nil:
 			d.Chain = c.chain(d.Subject.File)
 		}
 	}
@@ -149,8 +158,25 @@ func (c *checker) envs() []string {
 }
 
 func (c *checker) check() {
+	c.checkPillar()
 	var units []*value.Map
+	inHighstate := map[slsKey]bool{}
 	if len(c.opts.SLS) > 0 {
+		env := c.run.Saltenv
+		if env == "" {
+			env = "base"
+		}
+		for _, name := range c.opts.SLS {
+			if match.IsGlob(name) {
+				continue
+			}
+			if c.renderSLS(env, name) == nil {
+				c.add(&diag.Diagnostic{
+					Summary: fmt.Sprintf("SLS %q not found", name),
+					Detail:  fmt.Sprintf("No file for SLS %q in saltenv %q.%s", name, env, c.slsSuggestion(env, name)),
+				})
+			}
+		}
 		units = append(units, c.run.SLSMatches(c.opts.SLS))
 	} else {
 		// Every SLS file renders on its own first (render errors, includes).
@@ -164,21 +190,28 @@ func (c *checker) check() {
 		c.checkTop()
 		if hs := c.highstateMatches(); hs != nil {
 			units = append(units, hs)
+			for _, env := range hs.Keys() {
+				if l, ok := mget(hs, env).(*value.List); ok {
+					for _, n := range l.Items {
+						inHighstate[slsKey{value.Str(env), value.Str(n)}] = true
+					}
+				}
+			}
 		}
 	}
-	for _, f := range c.slsFiles() {
-		c.checkIncludes(f)
+	// Includes render the files they name: the list grows as it is walked.
+	for i := 0; i < len(c.files); i++ {
+		if f := c.files[i]; f.isSLS {
+			c.checkIncludes(f)
+		}
 	}
 	if len(c.opts.SLS) == 0 {
 		// SLS files no other file includes are compiled alone as well, as
 		// state.show_sls would.
-		included := map[slsKey]bool{}
-		for k := range c.parents {
-			included[k] = true
-		}
 		for _, env := range c.envs() {
 			for _, name := range c.run.Avail.States(env) {
-				if !included[slsKey{env, name}] && !c.isTop(env, name) {
+				k := slsKey{env, name}
+				if !c.included[k] && !inHighstate[k] && !c.isTop(env, name) {
 					units = append(units, value.MapOf(env, value.NewList(name)))
 				}
 			}
@@ -189,6 +222,26 @@ func (c *checker) check() {
 	}
 	for _, f := range c.slsFiles() {
 		c.checkStates(f)
+	}
+}
+
+// checkPillar reports the pillar's render errors: Salt refuses to apply
+// states while there are any.
+func (c *checker) checkPillar() {
+	p := c.opts.Ctx.Pillar
+	if p == nil {
+		return
+	}
+	errs, ok := p.Get("_errors")
+	if !ok || !value.Truthy(errs) {
+		return
+	}
+	l, ok := errs.(*value.List)
+	if !ok {
+		l = value.NewList(errs)
+	}
+	for _, e := range l.Items {
+		c.add(&diag.Diagnostic{Summary: "Pillar failed to render", Detail: value.Str(e) + "\n\nSalt applies no states while the pillar has errors."})
 	}
 }
 

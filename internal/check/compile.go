@@ -63,6 +63,11 @@ var (
 	reConflict  = regexp.MustCompile(`The conflicting ID is '([^']*)' and is found in SLS '([^':]*):([^']*)' and SLS '([^':]*):([^']*)'`)
 	reRecursive = regexp.MustCompile(`^A recursive requisite was found, SLS "([^"]*)" ID "([^"]*)" ID "([^"]*)"`)
 	reSLSOnly   = regexp.MustCompile(`in SLS '?([^' ,]+)'?`)
+	reInState   = regexp.MustCompile(`in state '([^']*)', in SLS '([^']*)'`)
+	reReqFor    = regexp.MustCompile(`^Invalid requisite in [^:]*: .* for (.*), in SLS '([^']*)'`)
+	reWithin    = regexp.MustCompile(`within SLS '([^':]*):([^']*)'`)
+	reIncOf     = regexp.MustCompile(`include of '([^']*)'`)
+	reNoEnv     = regexp.MustCompile(`^Nonexistent saltenv '([^']*)'`)
 )
 
 // saltError maps one of the compiler's messages to a diagnostic, finding
@@ -78,6 +83,18 @@ func (c *checker) saltError(msg string) {
 		d := &diag.Diagnostic{
 			Summary: fmt.Sprintf("Extend of missing ID %q", m[1]),
 			Detail:  fmt.Sprintf("SLS %q extends ID %q, which no SLS of this run declares.", m[3], m[1]),
+		}
+		if f := c.findSLS(m[2], m[3]); f != nil {
+			if _, n := findPath(f.src, keys("extend", m[1])); n < 2 {
+				// No extend block: a *_in requisite named the ID.
+				if kl, ok := findRequisiteValue(f.src, m[1]); ok {
+					d.Summary = fmt.Sprintf("Requisite names missing ID %q", m[1])
+					d.Detail = fmt.Sprintf("A *_in requisite in SLS %q names ID %q, which no SLS of this run declares.", m[3], m[1])
+					d.Subject = &diag.Range{File: f.display, Start: diag.Pos{Line: kl.line, Col: kl.col}, End: diag.Pos{Line: kl.line, Col: kl.col + kl.width}}
+					c.add(d)
+					return
+				}
+			}
 		}
 		c.addAt(d, m[2], m[3], keys("extend", m[1]))
 		return
@@ -100,6 +117,23 @@ func (c *checker) saltError(msg string) {
 	}
 	d := &diag.Diagnostic{Summary: summary, Detail: detail}
 	switch {
+	case reInState.MatchString(msg):
+		m := reInState.FindStringSubmatch(msg)
+		c.addAt(d, "", m[2], keys(m[1]))
+	case reReqFor.MatchString(msg):
+		m := reReqFor.FindStringSubmatch(msg)
+		c.addAt(d, "", m[2], keys(m[1]))
+	case reWithin.MatchString(msg):
+		m := reWithin.FindStringSubmatch(msg)
+		path := keys("include")
+		if n := reIncOf.FindStringSubmatch(msg); n != nil {
+			if e := reNoEnv.FindStringSubmatch(msg); e != nil {
+				path = append(path, step{key: e[1], val: n[1]})
+			} else {
+				path = append(path, step{key: n[1], item: true})
+			}
+		}
+		c.addAt(d, m[1], m[2], path)
 	case reIDSLS.MatchString(msg):
 		m := reIDSLS.FindStringSubmatch(msg)
 		c.addAt(d, "", m[2], keys(m[1]))
@@ -269,26 +303,27 @@ func (c *checker) unresolved(r chunkRef, req, mod, target string) {
 		return
 	}
 	// The requisite sits under "state:" or "state.fun:".
+	last := step{key: mod, val: target}
+	if mod == "" {
+		last = step{key: target, item: true}
+	}
 	for _, sk := range []string{r.state, r.state + "." + str(r.low, "fun")} {
-		rg, note := c.locate(f, []step{{key: r.id}, {key: sk}, {key: req}, {key: mod}})
-		if mod == "" {
-			rg, note = c.locate(f, []step{{key: r.id}, {key: sk}, {key: req}, {key: target, item: true}})
-		}
-		if rg.Start.Line > 0 {
-			if kl, n := findPath(f.src, []step{{key: r.id}, {key: sk}, {key: req}}); n == 3 && kl.line > 0 {
-				// Mark the whole "- mod: target" item.
-				if text, ok := c.source(rg.File); ok && rg.Start.Col > 0 {
-					if l, ok := nthLine(text, rg.Start.Line); ok {
-						rg.End = diag.Pos{Line: rg.Start.Line, Col: len([]rune(strings.TrimRight(l, " \r"))) + 1}
-					}
-				}
-				d.Subject, d.Detail = rg, joinNote(d.Detail, note)
-				c.add(d)
-				return
-			}
+		if _, n := findPath(f.src, []step{{key: r.id}, {key: sk}, {key: req}, last}); n == 4 {
+			rg, note := c.locate(f, []step{{key: r.id}, {key: sk}, {key: req}, last})
+			d.Subject, d.Detail = rg, joinNote(d.Detail, note)
+			c.add(d)
+			return
 		}
 	}
-	rg, note := c.locate(f, keys(r.id))
+	rg, note := c.locate(f, []step{{key: r.id}, {key: req}, last})
+	if rg.Start.Line == 0 {
+		if kl, ok := uniqueKey(f.src, []step{last}); ok {
+			rg = &diag.Range{File: f.display, Start: diag.Pos{Line: kl.line, Col: kl.col}, End: diag.Pos{Line: kl.line, Col: kl.col + kl.width}}
+			note = ""
+		} else {
+			rg, note = c.locate(f, keys(r.id))
+		}
+	}
 	d.Subject, d.Detail = rg, joinNote(d.Detail, note)
 	c.add(d)
 }
@@ -393,11 +428,25 @@ func tagOf(r chunkRef) string {
 	return fmt.Sprintf("%s.%s %q (SLS %s)", r.state, str(r.low, "fun"), r.id, r.sls)
 }
 
-// nthLine returns line n (1-based) of text.
-func nthLine(text string, n int) (string, bool) {
+// findRequisiteValue finds the first "- mod: id" or "- id" list item whose
+// value is id.
+func findRequisiteValue(text, id string) (keyLine, bool) {
 	lines := strings.Split(text, "\n")
-	if n < 1 || n > len(lines) {
-		return "", false
+	for i, l := range lines {
+		body := strings.TrimSpace(strings.TrimRight(l, "\r"))
+		item, ok := strings.CutPrefix(body, "- ")
+		if !ok {
+			continue
+		}
+		item = strings.TrimSpace(item)
+		v := item
+		if _, after, ok := strings.Cut(item, ": "); ok {
+			v = strings.TrimSpace(after)
+		}
+		if v == id || v == "'"+id+"'" || v == `"`+id+`"` {
+			col := strings.Index(l, item)
+			return keyLine{line: i + 1, col: runeCol(l, col), width: len([]rune(item))}, true
+		}
 	}
-	return lines[n-1], true
+	return keyLine{}, false
 }

@@ -150,7 +150,14 @@ func (c *checker) renderDiag(f *file, err error, afterText bool) {
 		} else {
 			d.Subject = &diag.Range{File: name}
 		}
-		for _, fr := range je.Chain {
+		if len(je.Chain) == 0 && name != f.display {
+			// A macro of an imported file failed: the chain stops at the
+			// file being rendered.
+			d.Chain = append(d.Chain, diag.Range{File: f.display})
+		}
+		// Jinja's chain is innermost first; diagnostics' outermost first.
+		for i := len(je.Chain) - 1; i >= 0; i-- {
+			fr := je.Chain[i]
 			d.Chain = append(d.Chain, diag.Range{File: c.templateName(fr.Name, f), Start: diag.Pos{Line: fr.Line}})
 		}
 		c.add(d)
@@ -215,8 +222,13 @@ func (c *checker) templateName(name string, f *file) string {
 		return f.display
 	}
 	l := c.localize(name)
-	if l == name && strings.HasSuffix(filepath.ToSlash(f.local), "/"+filepath.ToSlash(name)) {
-		return f.display
+	if l == name && !filepath.IsAbs(name) {
+		if strings.HasSuffix(filepath.ToSlash(f.local), "/"+filepath.ToSlash(name)) {
+			return f.display
+		}
+		if p, err := c.run.Roots.Find(f.key.env, filepath.ToSlash(name)); err == nil {
+			l = p
+		}
 	}
 	return c.displayName(l)
 }

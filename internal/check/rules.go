@@ -12,6 +12,9 @@ import (
 	"brine/internal/value"
 )
 
+// requisiteNames are the requisite keywords a misspelling is compared to.
+var requisiteNames = append(append([]string{}, statemod.RequisiteKeywords...), statemod.RequisiteInKeywords...)
+
 // Keys of an SLS that are not IDs.
 var reservedKeys = map[string]bool{"include": true, "extend": true, "exclude": true}
 
@@ -131,6 +134,7 @@ func (c *checker) checkIncludes(f *file) {
 	isInit := strings.HasSuffix(f.local, "init.sls")
 	for _, it := range l.Items {
 		env, name := f.key.env, ""
+		var last step
 		switch x := it.(type) {
 		case string:
 			name = x
@@ -140,6 +144,7 @@ func (c *checker) checkIncludes(f *file) {
 			}
 			env = value.Str(x.Keys()[0])
 			name = value.Str(x.Values()[0])
+			last = step{key: env, val: name}
 		default:
 			continue
 		}
@@ -148,12 +153,16 @@ func (c *checker) checkIncludes(f *file) {
 		if !ok {
 			continue // compile reports it
 		}
-		r, _ := c.locate(f, []step{{key: "include"}, {key: raw, item: true}})
-		if match.IsGlob(name) {
-			continue
+		if last.key == "" {
+			last = step{key: raw, item: true}
+		}
+		r, _ := c.locate(f, []step{{key: "include"}, last})
+		if match.IsGlob(name) || !c.run.Avail.Has(env) {
+			continue // the compiler reports a missing saltenv
 		}
 		if _, ok := c.resolve(env, name); ok {
 			k := slsKey{env, name}
+			c.included[k] = true
 			if _, had := c.parents[k]; !had {
 				c.parents[k] = *r
 			}
@@ -223,6 +232,11 @@ func (c *checker) checkStates(f *file) {
 		if !ok || reservedKeys[id] || strings.HasPrefix(id, "__") {
 			continue
 		}
+		if short, ok := m.Values()[i].(string); ok && strings.Contains(short, ".") {
+			// The "ID: mod.fun" shorthand.
+			c.checkDecl(f, id, short, shortForm)
+			continue
+		}
 		body, ok := m.Values()[i].(*value.Map)
 		if !ok {
 			continue
@@ -237,11 +251,21 @@ func (c *checker) checkStates(f *file) {
 	}
 }
 
+// shortForm marks a declaration written as "ID: mod.fun".
+var shortForm = new(int)
+
 // checkDecl checks one state declaration "mod.fun: [args]" or
 // "mod: [fun, args]" of ID id.
 func (c *checker) checkDecl(f *file, id, skey string, v any) {
 	mod, fun, _ := strings.Cut(skey, ".")
 	l, _ := v.(*value.List)
+	declPath := keys(id, skey)
+	if v == shortForm {
+		declPath = []step{{key: id, val: skey}}
+		if _, n := findPath(f.src, declPath); n == 0 {
+			declPath = []step{{key: id}, {key: skey, bare: true}}
+		}
+	}
 	funIsItem := false
 	var args []string
 	if l != nil {
@@ -260,13 +284,13 @@ func (c *checker) checkDecl(f *file, id, skey string, v any) {
 			}
 		}
 	}
-	if fun == "" {
-		return // verify_high reports "No function declared"
+	if fun == "" || strings.ContainsAny(fun, " \t") {
+		return // verify_high reports these
 	}
 	full := mod + "." + fun
 	fn, ok := c.states.Lookup(full)
 	if !ok {
-		path := keys(id, skey)
+		path := declPath
 		if funIsItem && c.modules[mod] {
 			path = append(path, step{key: fun, item: true})
 		}
@@ -295,6 +319,19 @@ func (c *checker) checkDecl(f *file, id, skey string, v any) {
 	low := value.MapOf("name", id)
 	for _, a := range args {
 		low.Set(a, true)
+		if fn.Kwargs && !params[a] && !statemod.IsInternalKeyword(a) && !strings.HasPrefix(a, "__") {
+			// **kwargs swallows anything, a misspelt requisite included.
+			if s := closest(a, requisiteNames); s != "" {
+				r, note := c.locate(f, append(keys(id, skey), step{key: a}))
+				c.add(&diag.Diagnostic{
+					Severity: diag.Warning,
+					Summary:  fmt.Sprintf("Argument %q looks like a misspelt requisite", a),
+					Detail:   joinNote(fmt.Sprintf("%q takes any keyword argument, so Salt passes %q to the function instead of ordering by it. Did you mean %q?", full, a, s), note),
+					Subject:  r,
+				})
+			}
+			continue
+		}
 		if fn.Kwargs || params[a] || a == "names" || a == "name" || statemod.IsInternalKeyword(a) || strings.HasPrefix(a, "__") {
 			continue
 		}
@@ -311,7 +348,7 @@ func (c *checker) checkDecl(f *file, id, skey string, v any) {
 		c.add(d)
 	}
 	if missing := fn.MissingParams(low); len(missing) > 0 {
-		r, note := c.locate(f, keys(id, skey))
+		r, note := c.locate(f, declPath)
 		c.add(&diag.Diagnostic{
 			Summary: fmt.Sprintf("Missing required argument %q", missing[0]),
 			Detail:  joinNote(fmt.Sprintf("The state function %q requires: %s.", full, strings.Join(missing, ", ")), note),

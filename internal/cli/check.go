@@ -131,13 +131,6 @@ func Check(args []string, stdout, stderr io.Writer) int {
 		pre = append(pre, &diag.Diagnostic{Summary: "Pillar failed to compile", Detail: err.Error()})
 		pil = value.NewMap(0)
 	}
-	if errs, ok := pil.Get("_errors"); ok && value.Truthy(errs) {
-		if l, ok := errs.(*value.List); ok {
-			for _, e := range l.Items {
-				pre = append(pre, &diag.Diagnostic{Summary: "Pillar failed to render", Detail: value.Str(e)})
-			}
-		}
-	}
 	ctx.Pillar = pil
 	if err := execmod.RunSetups(ctx); err != nil {
 		fmt.Fprintln(stderr, err)

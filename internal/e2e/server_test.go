@@ -80,8 +80,8 @@ func TestServerExample(t *testing.T) {
 	if installed(serverPkg) {
 		t.Fatalf("%s is already installed: the test would purge it; run on a machine without it", serverPkg)
 	}
-	if passwdHas(t, serverUser) {
-		t.Fatalf("user %s already exists: the test would remove it", serverUser)
+	if passwdHas(t, serverUser) || groupHas(t, serverUser) {
+		t.Fatalf("user or group %s already exists: the test would remove it", serverUser)
 	}
 	for _, port := range []string{serverPort, watchPort} {
 		if c, err := net.DialTimeout("tcp", "127.0.0.1:"+port, time.Second); err == nil {
@@ -273,7 +273,20 @@ func dpkgPackages(t *testing.T) []string {
 // passwdHas reports whether /etc/passwd has the user.
 func passwdHas(t *testing.T, name string) bool {
 	t.Helper()
-	f, err := os.Open("/etc/passwd")
+	return dbHas(t, "/etc/passwd", name)
+}
+
+// groupHas reports whether /etc/group has the group.
+func groupHas(t *testing.T, name string) bool {
+	t.Helper()
+	return dbHas(t, "/etc/group", name)
+}
+
+// dbHas reports whether the colon-separated database file has an entry
+// named name.
+func dbHas(t *testing.T, file, name string) bool {
+	t.Helper()
+	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,6 +353,9 @@ func cleanup(t *testing.T, pkgsBefore []string, existed map[string]bool) {
 	}
 	if passwdHas(t, serverUser) {
 		t.Errorf("cleanup: user %s is still in /etc/passwd", serverUser)
+	}
+	if groupHas(t, serverUser) {
+		t.Errorf("cleanup: group %s is still in /etc/group", serverUser)
 	}
 	if exists("/var/spool/cron/crontabs/" + serverUser) {
 		t.Errorf("cleanup: the crontab of %s is still there", serverUser)

@@ -153,6 +153,9 @@ type (
 		Targets []Expr
 		Values  []Expr
 		Body    Body
+		// markPos is where Jinja reports an error in Values: the last
+		// statement before that its code generator marked (see markWith).
+		markPos int
 	}
 	setNode struct {
 		posn

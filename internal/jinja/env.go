@@ -210,11 +210,15 @@ func (e *Environment) Parse(name, source string) (t *Template, err error) {
 	if err := t.checkExtends(t.body, true); err != nil {
 		return nil, err
 	}
+	if err := t.checkCompiled(); err != nil {
+		return nil, err
+	}
+	markWith(t.body, 0)
 	return t, nil
 }
 
-// check collects blocks and verifies filter and test names, as Jinja's
-// compiler does.
+// check collects blocks and verifies filter and test names and that no
+// loop body assigns to loop, as Jinja's compiler does.
 func (t *Template) check() error {
 	var err error
 	walkNodes(t.body, func(n any) bool {
@@ -222,6 +226,11 @@ func (t *Template) check() error {
 			return false
 		}
 		switch x := n.(type) {
+		case *forNode:
+			if pos, ok := loopStore(x); ok {
+				err = t.errAt(pos, &Error{Kind: KindSyntax, Type: "TemplateAssertionError", Msg: msgLoopAssign})
+				return false
+			}
 		case *blockNode:
 			if _, dup := t.blocks[x.Name]; dup {
 				err = t.errAt(x.P, &Error{Kind: KindSyntax, Type: "TemplateAssertionError", Msg: fmt.Sprintf("block %s defined twice", pyQuote(x.Name))})

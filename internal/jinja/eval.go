@@ -289,7 +289,7 @@ func (r *renderer) exec(fr *frame, sc *scope, n Node) (loopSignal, error) {
 		}
 		return r.execBody(fr, sc, x.Else)
 	case *forNode:
-		return sigNone, r.execFor(fr, sc, x)
+		return r.execFor(fr, sc, x)
 	case *setNode:
 		v, err := r.eval(fr, sc, x.X)
 		if err != nil {
@@ -298,12 +298,15 @@ func (r *renderer) exec(fr *frame, sc *scope, n Node) (loopSignal, error) {
 		return sigNone, r.assign(fr, sc, x.Target, v)
 	case *setBlockNode:
 		inner := newScope(sc)
+		var sig loopSignal
 		s, err := r.capture(func() error {
-			_, err := r.execBody(fr, inner, x.Body)
+			var err error
+			sig, err = r.execBody(fr, inner, x.Body)
 			return err
 		})
-		if err != nil {
-			return sigNone, err
+		if err != nil || sig != sigNone {
+			// a break or continue leaves before the assignment
+			return sig, err
 		}
 		var v any = s
 		if r.autoesc {
@@ -335,12 +338,15 @@ func (r *renderer) exec(fr *frame, sc *scope, n Node) (loopSignal, error) {
 		return sigNone, r.write(s)
 	case *filterBlockNode:
 		inner := newScope(sc)
+		var sig loopSignal
 		s, err := r.capture(func() error {
-			_, err := r.execBody(fr, inner, x.Body)
+			var err error
+			sig, err = r.execBody(fr, inner, x.Body)
 			return err
 		})
-		if err != nil {
-			return sigNone, err
+		if err != nil || sig != sigNone {
+			// a break or continue leaves before the output
+			return sig, err
 		}
 		var v any = s
 		if r.autoesc {
@@ -361,7 +367,7 @@ func (r *renderer) exec(fr *frame, sc *scope, n Node) (loopSignal, error) {
 		for i, e := range x.Values {
 			v, err := r.eval(fr, sc, e)
 			if err != nil {
-				return sigNone, err
+				return sigNone, r.locate(fr, x.markPos, err)
 			}
 			vals[i] = v
 		}
@@ -557,10 +563,13 @@ func (r *renderer) assign(fr *frame, sc *scope, target Expr, v any) error {
 	return errRuntime("cannot assign to %T", target)
 }
 
-func (r *renderer) execFor(fr *frame, sc *scope, x *forNode) error {
+// execFor runs a for loop; the signal returned is that of a break or
+// continue in its else branch, which acts on an enclosing loop.
+func (r *renderer) execFor(fr *frame, sc *scope, x *forNode) (loopSignal, error) {
+	var elseSig loopSignal
 	seq, err := r.eval(fr, sc, x.Iter)
 	if err != nil {
-		return err
+		return sigNone, err
 	}
 	var loop *loopObj
 	var run func(seq any, depth int) error
@@ -629,13 +638,16 @@ func (r *renderer) execFor(fr *frame, sc *scope, x *forNode) error {
 		l := len(items)
 		loop = saved
 		if l == 0 && depth == 0 {
-			if _, err := r.execBody(fr, newScope(sc), x.Else); err != nil {
+			sig, err := r.execBody(fr, newScope(sc), x.Else)
+			if err != nil {
 				return err
 			}
+			elseSig = sig
 		}
 		return nil
 	}
-	return run(seq, 0)
+	err = run(seq, 0)
+	return elseSig, err
 }
 
 // loopObj is the loop variable.

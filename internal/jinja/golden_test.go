@@ -166,6 +166,11 @@ func TestGolden(t *testing.T) {
 				got := goldenErr{Type: e.Type, Message: e.Msg, Line: e.Line}
 				want := *c.err
 				want.Template = ""
+				if want.Type == "SyntaxError" && want.Line == 0 {
+					// Python's compiler reports a line of Jinja's generated
+					// code; brine reports the statement's.
+					got.Line = 0
+				}
 				if want.Type == "RecursionError" {
 					// CPython's wording depends on the frame that overflowed.
 					got.Message, want.Message = "", ""

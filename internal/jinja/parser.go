@@ -587,7 +587,7 @@ func (p *Parser) parseMacro() (Node, error) {
 		return nil, err
 	}
 	p.next()
-	if err := p.checkCallerArg(t.pos, args, defs); err != nil {
+	if err := p.checkCallerArg(t.pos, args, defs, body); err != nil {
 		return nil, err
 	}
 	m := &macroNode{posn: posn{t.pos}, Name: name, Args: args, Defaults: defs, Body: body}
@@ -618,7 +618,7 @@ func (p *Parser) parseCallBlock() (Node, error) {
 		return nil, err
 	}
 	p.next()
-	if err := p.checkCallerArg(t.pos, args, defs); err != nil {
+	if err := p.checkCallerArg(t.pos, args, defs, body); err != nil {
 		return nil, err
 	}
 	m := &macroNode{posn: posn{t.pos}, Name: "caller", Args: args, Defaults: defs, Body: body}
@@ -1387,16 +1387,27 @@ func (p *Parser) parseTest(x Expr) (Expr, error) {
 	return n, nil
 }
 
-// checkCallerArg refuses an explicit "caller" parameter without default.
-func (p *Parser) checkCallerArg(pos int, args []string, defs []Expr) error {
+// checkCallerArg refuses an explicit "caller" parameter without default
+// (its last occurrence) when the body uses caller, as Jinja's compiler
+// does.
+func (p *Parser) checkCallerArg(pos int, args []string, defs []Expr, body Body) error {
+	last := -1
 	for i, a := range args {
-		if a == "caller" && i < len(args)-len(defs) {
-			e := p.failAt(pos, `When defining macros or call blocks the special "caller" argument must be omitted or be given a default.`)
-			e.Type = "TemplateAssertionError"
-			return e
+		if a == "caller" {
+			last = i
 		}
 	}
-	return nil
+	if last < 0 || last >= len(args)-len(defs) {
+		return nil
+	}
+	used := false
+	walkNames(body, func(n string) { used = used || n == "caller" })
+	if !used {
+		return nil
+	}
+	e := p.failAt(pos, `When defining macros or call blocks the special "caller" argument must be omitted or be given a default.`)
+	e.Type = "TemplateAssertionError"
+	return e
 }
 
 // analyzeMacro records whether a macro body refers to caller, varargs or

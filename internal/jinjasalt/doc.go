@@ -34,8 +34,6 @@
 //     beyond a million items, and network_hosts beyond 2^20 hosts, fail.
 //   - A template name may not leave the file roots: absolute names are
 //     taken as root-relative (Salt would read the absolute path).
-//   - {% profile %} renders its body in an inner scope, so a {% set %}
-//     inside it does not survive the block.
 //   - The yaml filter writes a set as NULL (PyYAML writes !!set).
 //   - http_query only answers test=True; dns_check does not test
 //     connectivity.

@@ -52,3 +52,23 @@ func FuzzTranslatePy(f *testing.F) {
 		_, _ = regexReplace("abc", pat, `\1\g<0>`, 0)
 	})
 }
+
+// FuzzJMESPath runs arbitrary json_query expressions on a fixed document:
+// a bad expression is an error, never a panic.
+func FuzzJMESPath(f *testing.F) {
+	for _, s := range []string{
+		`a.b[0]`, `people[?age > ` + "`20`" + `].name`, `a[::-1]`, `{x: a, y: b[*]}`, `[a, b] | [0]`,
+		`sort_by(people, &age)[].name`, `join(', ', names)`, `merge(a, {"z": 1})`, `max_by(people, &name)`,
+		`a[1:2:0]`, `&a`, `contains(a, 'x') || !b`, `ends_with(@, 'x')`, `map(&[0], a)`,
+	} {
+		f.Add(s)
+	}
+	doc, err := value.FromJSON([]byte(`{"a": {"b": [1, 2, "x"]}, "b": [null, true, 2.5],
+		"names": ["p", "q"], "people": [{"name": "p", "age": 30}, {"name": "q", "age": "old"}, 3]}`))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		_, _ = jmesSearch(expr, doc)
+	})
+}

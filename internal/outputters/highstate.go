@@ -31,12 +31,17 @@ func optGet(o *output.Options, k string, def any) any {
 
 func highstateOut(data any, o *output.Options) (string, error) {
 	h := &hsFormatter{o: o, c: output.GetColors(o.Color)}
-	return h.output(data, 1), nil
+	s := h.output(data, 1)
+	if h.err != nil {
+		return "", h.err
+	}
+	return s, nil
 }
 
 type hsFormatter struct {
-	o *output.Options
-	c output.Colors
+	o   *output.Options
+	c   output.Colors
+	err error // where Salt's outputter would raise; Display then falls back to nested
 }
 
 func (h *hsFormatter) output(data any, indentLevel int) string {
@@ -75,7 +80,11 @@ func (h *hsFormatter) output(data any, indentLevel int) string {
 		return value.Str(data)
 	}
 	if value.Truthy(optGet(h.o, "state_compress_ids", false)) {
-		m = compressIDs(m)
+		var err error
+		if m, err = compressIDs(m); err != nil {
+			h.err = err
+			return ""
+		}
 	}
 	var parts []string
 	m.Range(func(host, hostdata any) bool {
@@ -546,7 +555,8 @@ func textwrapFill(text string, width int, initial, subsequent string) string {
 
 // compressIDs is _compress_ids: states of one ID with the same module,
 // SLS and result are folded into one entry.
-func compressIDs(data *value.Map) *value.Map {
+func compressIDs(data *value.Map) (*value.Map, error) {
+	var err error
 	out := value.NewMap(data.Len())
 	data.Range(func(host, hd any) bool {
 		hostdata, ok := hd.(*value.Map)
@@ -607,17 +617,25 @@ func compressIDs(data *value.Map) *value.Map {
 				if !value.Truthy(mapVal(pc, "compressed changes")) {
 					prev.Set("changes", value.MapOf("compressed changes", value.MapOf(value.Str(mapVal(prev, "name")), pc)))
 				}
-				cc := mapVal(mapVal(prev, "changes").(*value.Map), "compressed changes").(*value.Map)
+				pcm, _ := mapVal(prev, "changes").(*value.Map)
+				cc, ok := mapVal(pcm, "compressed changes").(*value.Map)
+				if !ok {
+					err = fmt.Errorf("TypeError: %s object does not support item assignment", value.Repr(value.TypeName(mapVal(pcm, "compressed changes"))))
+					return false
+				}
 				cc.Set(value.Str(mapVal(info, "name")), ic)
 			} else if value.Truthy(ic) {
 				prev.Set("changes", value.MapOf("compressed changes", value.MapOf(value.Str(mapVal(info, "name")), ic)))
 			}
 			return true
 		})
+		if err != nil {
+			return false
+		}
 		out.Set(host, comp)
 		return true
 	})
-	return out
+	return out, err
 }
 
 func pyRound3(f float64) float64 { return math.Round(f*1000) / 1000 }

@@ -183,6 +183,23 @@ type TemplateRenderer interface {
 	RenderTemplate(engine, text string, context *value.Map, saltenv, source string) (string, error)
 }
 
+// ExtraKwargs returns deep copies of the call's arguments that are not
+// parameters of the state function: what Salt passes on as **kwargs.
+func (c *Call) ExtraKwargs() *value.Map {
+	params := make(map[string]bool, len(c.Fun.Params))
+	for _, p := range c.Fun.Params {
+		params[p.Name] = true
+	}
+	kw := value.NewMap(c.Args.Len())
+	c.Args.Range(func(k, v any) bool {
+		if ks, _ := k.(string); !params[ks] {
+			kw.Set(k, value.DeepCopy(v))
+		}
+		return true
+	})
+	return kw
+}
+
 // Grains returns the minion's grains (never nil).
 func (c *Call) Grains() *value.Map {
 	if c.Env != nil && c.Env.Exec != nil && c.Env.Exec.Grains != nil {

@@ -160,24 +160,8 @@ func cmdRun(c *statemod.Call) (*value.Map, error) {
 		ret.Set("comment", "Invalidly-formatted 'env' parameter. See documentation.")
 		return ret, nil
 	}
-	kw := value.NewMap(20)
-	paramSet := map[string]bool{}
-	for _, p := range c.Fun.Params {
-		paramSet[p.Name] = true
-	}
-	c.Args.Range(func(k, v any) bool {
-		if ks, _ := k.(string); !paramSet[ks] {
-			kw.Set(k, value.DeepCopy(v))
-		}
-		return true
-	})
-	shell := c.Get("shell")
-	if !value.Truthy(shell) {
-		shell = nil
-		if c.Env != nil && c.Env.Exec != nil && c.Env.Exec.Grains != nil {
-			shell, _ = c.Env.Exec.Grains.Get("shell")
-		}
-	}
+	kw := c.ExtraKwargs()
+	shell := cmdShell(c)
 	for _, k := range []string{"cwd", "root", "runas", "use_vt"} {
 		kw.Set(k, c.Get(k))
 	}
@@ -267,24 +251,8 @@ func cmdScript(c *statemod.Call) (*value.Map, error) {
 	if cx, ok := c.Get("context").(*value.Map); ok {
 		tmpctx.Update(cx)
 	}
-	kw := value.NewMap(20)
-	paramSet := map[string]bool{}
-	for _, p := range c.Fun.Params {
-		paramSet[p.Name] = true
-	}
-	c.Args.Range(func(k, v any) bool {
-		if ks, _ := k.(string); !paramSet[ks] {
-			kw.Set(k, value.DeepCopy(v))
-		}
-		return true
-	})
-	shell := c.Get("shell")
-	if !value.Truthy(shell) {
-		shell = nil
-		if c.Env != nil && c.Env.Exec != nil && c.Env.Exec.Grains != nil {
-			shell, _ = c.Env.Exec.Grains.Get("shell")
-		}
-	}
+	kw := c.ExtraKwargs()
+	shell := cmdShell(c)
 	for _, k := range []string{"runas", "password"} {
 		kw.Set(k, c.Get(k))
 	}
@@ -456,4 +424,13 @@ func isTrue(v any) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("ValueError: Failed parsing boolean value: %s", value.Str(v))
+}
+
+// cmdShell is the shell argument, defaulting to the shell grain.
+func cmdShell(c *statemod.Call) any {
+	if shell := c.Get("shell"); value.Truthy(shell) {
+		return shell
+	}
+	shell, _ := c.Grains().Get("shell")
+	return shell
 }

@@ -172,6 +172,10 @@ def describe_error(exc, files):
                 tname = fr.filename
                 break
     msg = str(exc)
+    if type(exc) is SyntaxError and exc.filename in files:
+        # Python's compiler refusing Jinja's generated code: the line is
+        # one of the generated module, so it is left out (0: not compared).
+        msg, line = exc.msg, 0
     if isinstance(exc, KeyError) and exc.args:
         msg = repr(exc.args[0])
     return {"type": name, "message": msg, "line": line or 0, "template": tname or ""}

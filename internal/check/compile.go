@@ -78,7 +78,7 @@ func (c *checker) saltError(msg string) {
 			return
 		}
 	}
-	summary, detail := firstLine(msg), restLines(msg)
+	summary, detail := strings.TrimSpace(firstLine(msg)), restLines(msg)
 	if m := reExtend.FindStringSubmatch(msg); m != nil {
 		d := &diag.Diagnostic{
 			Summary: fmt.Sprintf("Extend of missing ID %q", m[1]),

@@ -1,6 +1,8 @@
 // Package cli is brine's command line: `brine call`, which mirrors
 // salt-call (same flags, same argument typing, same output and return
-// codes).
+// codes); `brine check`, which reports the problems of a state tree
+// without running it; and the fleet commands (master, minion, key, run,
+// jobs) that mirror Salt's master, minion, salt-key, salt and salt-run.
 package cli
 
 import (
@@ -64,7 +66,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 const usage = `usage: brine call [options] FUNCTION [ARG ...] [KEY=VALUE ...]
 
 brine runs Salt 3006 state trees: "brine call" mirrors salt-call.
-Run "brine call --help" for the options.
+Run "brine call --help" for the options. "brine check" reports the
+problems in a state tree without running it.
 
 Fleet mode: brine master|minion -c DIR, brine key (salt-key),
 brine run TARGET FUNCTION [ARG ...] (salt), brine jobs list|lookup JID.`

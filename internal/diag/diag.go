@@ -45,6 +45,7 @@ const (
 	Warning
 )
 
+// String returns the severity's lower-case name.
 func (s Severity) String() string {
 	if s == Warning {
 		return "Warning"

@@ -141,6 +141,7 @@ type UnknownFunctionError struct {
 	Suggestion string
 }
 
+// Error returns Salt's message, with the suggestion when there is one.
 func (e *UnknownFunctionError) Error() string {
 	msg := fmt.Sprintf("'%s' is not available.", e.Name)
 	if e.Suggestion != "" {
@@ -153,12 +154,14 @@ func (e *UnknownFunctionError) Error() string {
 // "Error running 'fun': <msg>" and exits 1.
 type CommandExecutionError struct{ Msg string }
 
+// Error returns Msg.
 func (e *CommandExecutionError) Error() string { return e.Msg }
 
 // InvocationError is Salt's SaltInvocationError (bad arguments): salt-call
 // prints the message and exits 1.
 type InvocationError struct{ Msg string }
 
+// Error returns Msg.
 func (e *InvocationError) Error() string { return e.Msg }
 
 // Errorf builds a CommandExecutionError.

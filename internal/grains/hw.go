@@ -344,8 +344,8 @@ func startSystemd() func() *value.Map {
 		ver, feat := "UNDEFINED", ""
 		if err == nil {
 			lines := strings.Split(string(out), "\n")
-			if len(lines) > 1 && strings.HasPrefix(lines[0], "systemd ") {
-				ver = strings.Fields(lines[0])[1]
+			if f := strings.Fields(lines[0]); len(lines) > 1 && len(f) > 1 && f[0] == "systemd" {
+				ver = f[1]
 				feat = lines[1]
 			}
 		}

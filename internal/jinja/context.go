@@ -79,8 +79,11 @@ func (c *Context) Resolve(name string) (any, bool) {
 // Vars returns every visible variable, innermost last, as Jinja's
 // context.get_all() (globals first, then render variables, then locals).
 func (c *Context) Vars() *value.Map {
-	m := value.NewMap(len(c.r.env.globals) + 16)
+	m := value.NewMap(len(c.r.env.globals) + len(c.r.globals) + 16)
 	for k, v := range c.r.env.globals {
+		m.Set(k, v)
+	}
+	for k, v := range c.r.globals {
 		m.Set(k, v)
 	}
 	var chain []*scope

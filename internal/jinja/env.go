@@ -312,10 +312,15 @@ func (t *Template) errAt(pos int, e *Error) *Error {
 // parent (the resolved name of the asking template, or ""). Parsed
 // templates are cached by resolved name and source.
 func (e *Environment) GetTemplate(name, parent string) (*Template, error) {
-	if e.Loader == nil {
+	return e.getTemplate(e.Loader, name, parent)
+}
+
+// getTemplate is GetTemplate through the loader ld (a render's own).
+func (e *Environment) getTemplate(ld Loader, name, parent string) (*Template, error) {
+	if ld == nil {
 		return nil, &Error{Kind: KindNotFound, Type: "TemplateNotFound", Msg: name, Err: ErrNotFound}
 	}
-	src, resolved, err := e.Loader.Load(name, parent)
+	src, resolved, err := ld.Load(name, parent)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return nil, &Error{Kind: KindNotFound, Type: "TemplateNotFound", Msg: name, Err: err}

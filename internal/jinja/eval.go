@@ -77,14 +77,49 @@ type renderer struct {
 	suppress bool // output after {% extends %} is dropped
 	steps    int
 	modules  map[string]*Module
+	globals  map[string]any // per-render globals (RenderConfig)
+	loader   Loader         // the render's loader
 }
 
 const defaultMaxOutput = 1 << 30
 
 // RenderTo renders the template into b.
-func (t *Template) RenderTo(b *strings.Builder, vars *value.Map) (err error) {
+func (t *Template) RenderTo(b *strings.Builder, vars *value.Map) error {
+	return t.render(b, vars, RenderConfig{})
+}
+
+// RenderConfig holds settings of one render that the environment's
+// defaults do not give.
+type RenderConfig struct {
+	// Globals are variables visible to every template of the render (the
+	// rendered one, and those it includes, imports or extends, with or
+	// without context), looked up before the environment's globals. The
+	// render's Loader may change the map while it runs (Salt's loader sets
+	// tpldir); a map must not be shared by concurrent renders.
+	Globals map[string]any
+	// Loader, when set, replaces the environment's Loader for the render.
+	Loader Loader
+}
+
+// RenderWith renders the template with vars as its context and the
+// per-render globals and loader of cfg. One Environment and its parsed
+// templates can so serve any number of concurrent renders, each with its
+// own globals and loader.
+func (t *Template) RenderWith(vars *value.Map, cfg RenderConfig) (string, error) {
+	var b strings.Builder
+	b.Grow(len(t.src) + len(t.src)/2)
+	if err := t.render(&b, vars, cfg); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+func (t *Template) render(b *strings.Builder, vars *value.Map, cfg RenderConfig) (err error) {
 	defer recoverInternal(&err)
-	r := &renderer{env: t.env, out: b, autoesc: t.env.Autoescape}
+	r := &renderer{env: t.env, out: b, autoesc: t.env.Autoescape, globals: cfg.Globals, loader: cfg.Loader}
+	if r.loader == nil {
+		r.loader = t.env.Loader
+	}
 	vm := make(map[string]any, vars.Len())
 	vars.Range(func(k, v any) bool {
 		if ks, ok := k.(string); ok {
@@ -548,7 +583,7 @@ func (r *renderer) assign(fr *frame, sc *scope, target Expr, v any) error {
 	case *nsRefExpr:
 		ns, ok := sc.lookup(t.NS)
 		if !ok {
-			ns, ok = r.env.globals[t.NS]
+			ns, ok = r.lookupGlobal(t.NS)
 		}
 		n, isNS := ns.(*Namespace)
 		if !ok || !isNS {
@@ -899,9 +934,9 @@ func (r *renderer) loadTemplate(fr *frame, v any) (*Template, error) {
 	case *Template:
 		return x, nil
 	case string:
-		return r.env.GetTemplate(x, fr.t.name)
+		return r.env.getTemplate(r.loader, x, fr.t.name)
 	case Markup:
-		return r.env.GetTemplate(string(x), fr.t.name)
+		return r.env.getTemplate(r.loader, string(x), fr.t.name)
 	case *value.List, value.Tuple:
 		items, _ := r.iterate(v)
 		var names []string
@@ -1019,8 +1054,19 @@ func (r *renderer) lookupName(sc *scope, name string) any {
 	if v, ok := sc.lookup(name); ok {
 		return v
 	}
-	if v, ok := r.env.globals[name]; ok {
+	if v, ok := r.lookupGlobal(name); ok {
 		return v
 	}
 	return undefinedName(name)
+}
+
+// lookupGlobal finds a per-render global, then an environment global.
+func (r *renderer) lookupGlobal(name string) (any, bool) {
+	if r.globals != nil {
+		if v, ok := r.globals[name]; ok {
+			return v, true
+		}
+	}
+	v, ok := r.env.globals[name]
+	return v, ok
 }

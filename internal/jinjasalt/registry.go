@@ -17,6 +17,7 @@ const (
 	Global             // used as {{ name(...) }}
 )
 
+// String returns "filter", "test" or "global".
 func (k Kind) String() string {
 	switch k {
 	case Filter:

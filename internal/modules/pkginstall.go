@@ -33,6 +33,7 @@ type PkgError struct {
 	Changes *value.Map
 }
 
+// Error returns the error's message.
 func (e *PkgError) Error() string {
 	if len(e.Errors) == 0 {
 		return e.Msg

@@ -27,6 +27,7 @@ type Error struct {
 	Err   error  // underlying error, if any
 }
 
+// Error returns the message with the template trace and the source lines around Line.
 func (e *Error) Error() string {
 	s := e.Msg
 	if e.Trace != "" {

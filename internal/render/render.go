@@ -187,6 +187,7 @@ type UnknownRendererError struct {
 	Pipe string
 }
 
+// Error returns Salt's message for the unknown renderer.
 func (e *UnknownRendererError) Error() string {
 	return fmt.Sprintf("The renderer %q is not available", e.Name)
 }
@@ -365,6 +366,7 @@ type PipelineError struct {
 	Prev  string // the data renderer before it
 }
 
+// Error explains which data renderer comes too early in the pipe.
 func (e *PipelineError) Error() string {
 	return fmt.Sprintf("renderer %q cannot follow %q in pipeline %q: %q returns data, not text (a data renderer such as yaml or json must come last)", e.Stage, e.Prev, e.Pipe, e.Prev)
 }

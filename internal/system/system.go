@@ -112,6 +112,7 @@ type CommandError struct {
 	Result Result
 }
 
+// Error describes the command and how it failed.
 func (e *CommandError) Error() string {
 	msg := strings.TrimSpace(e.Result.Stderr)
 	if msg == "" {

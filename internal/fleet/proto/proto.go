@@ -8,8 +8,9 @@
 //
 //	brine.keyreq                 key requests from minions not yet accepted
 //	brine.job.<tok>.<jid>        a job for one minion (master -> minion)
-//	brine.req.<tok>.<kind>       minion requests (hello, pillar, files, catchup)
-//	$KV.BRINE_RET.<jid>.<tok>    a minion's return, stored in JetStream
+//	brine.req.<tok>.<kind>       minion requests (hello, pillar, files, catchup,
+//	                             return)
+//	$KV.BRINE_RET.<jid>.<tok>    a return, stored in JetStream by the master
 //	brine.master.<kind>          administrative requests (publish, resolve, keys)
 //	_INBOX_<tok>.>               a minion's reply inbox
 package proto
@@ -51,6 +52,10 @@ const (
 	ReqFiles   = "files"
 	ReqFile    = "file"
 	ReqCatchup = "catchup"
+	// ReqReturn carries a job's return, signed with the minion's key;
+	// the master checks it and stores it (minions cannot write to
+	// JetStream themselves).
+	ReqReturn = "return"
 )
 
 // Administrative request kinds under brine.master.
@@ -125,10 +130,10 @@ func InboxPrefix(id string) string { return "_INBOX_" + Token(id) }
 // ReturnKey is the key of minion id's return of job jid in ReturnBucket.
 func ReturnKey(jid, id string) string { return jid + "." + Token(id) }
 
-// ReturnSubject is the subject a return is stored through.
-func ReturnSubject(jid, id string) string {
-	return "$KV." + ReturnBucket + "." + ReturnKey(jid, id)
-}
+// ErrDuplicateReturn is the master's refusal of a second return of a job
+// by the same minion. A minion retrying a return whose first delivery
+// went through (its reply was lost) takes it as success.
+var ErrDuplicateReturn = errors.New("return already stored")
 
 // jid allocation: Salt's %Y%m%d%H%M%S%f, made unique within the process.
 var (

@@ -110,6 +110,7 @@ func init() {
 // ErrUnsupported reports an os family without a package manager.
 type ErrUnsupported struct{ Family string }
 
+// Error names the os family that has no package manager.
 func (e *ErrUnsupported) Error() string {
 	return fmt.Sprintf("no package manager for os_family %q", e.Family)
 }

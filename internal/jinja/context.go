@@ -34,6 +34,9 @@ func (c *Context) Eval(x Expr) (any, error) { return c.r.eval(c.fr, c.sc, x) }
 // text.
 func (c *Context) RenderBody(b Body) (string, error) {
 	inner := newScope(c.sc)
+	savedIn := c.r.inLoop
+	c.r.inLoop = false
+	defer func() { c.r.inLoop = savedIn }()
 	return c.r.capture(func() error {
 		_, err := c.r.execBody(c.fr, inner, b)
 		return err

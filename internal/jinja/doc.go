@@ -14,6 +14,12 @@
 //	t, err := env.Parse("x.sls", src) // parse once ...
 //	out, err := t.Render(vars)        // ... render many, concurrently
 //
+// A render can bring its own globals and loader (Salt's context and file
+// loader), so that one Environment and its parsed templates serve every
+// render:
+//
+//	out, err := t.RenderWith(vars, jinja.RenderConfig{Globals: g, Loader: ld})
+//
 // Values are those of package value (nil, bool, int64, *big.Int, float64,
 // string, *value.Map, *value.List, value.Tuple) plus the engine's own:
 // Markup, Undefined, Macro, Namespace, Module. Python semantics of
@@ -34,8 +40,9 @@
 //     just after the tag name and uses its helpers (ParseExpression,
 //     Name, Keyword, SkipKeyword, PeekName, AtBlockEnd, ParseBody, Fail)
 //     to build a TagNode, whose Execute(*Context) runs at render time
-//     with Context.Eval, RenderBody, Write, Set, Resolve and
-//     RenderTemplate.
+//     with Context.Eval, RenderBody (inner scope, as a macro body),
+//     ExecBody (in place: assignments stay, break/continue reach the
+//     loop), Write, Set, Resolve and RenderTemplate.
 //   - Caller objects: a value may implement Getattrer (obj.name),
 //     Getitemer (obj[key]), Iterable (for loops) and value.Callable or
 //     ContextCallable (calls). Names starting with "_" and Python dunder

@@ -79,6 +79,10 @@ type renderer struct {
 	modules  map[string]*Module
 	globals  map[string]any // per-render globals (RenderConfig)
 	loader   Loader         // the render's loader
+	// inLoop says whether a break or continue now acts on a loop: the
+	// compile checks refuse them elsewhere, except in the bodies of custom
+	// tags, which can only be checked when they run (Context.ExecBody).
+	inLoop bool
 }
 
 const defaultMaxOutput = 1 << 30
@@ -144,7 +148,9 @@ func recoverInternal(err *error) {
 func (r *renderer) runTemplate(t *Template, top *scope) (*frame, error) {
 	fr := &frame{t: t, top: top}
 	r.addBlocks(fr, t)
-	savedSup := r.suppress
+	savedSup, savedIn := r.suppress, r.inLoop
+	r.inLoop = false
+	defer func() { r.inLoop = savedIn }()
 	_, err := r.execBody(fr, top, t.body)
 	r.suppress = savedSup
 	if err != nil {
@@ -418,8 +424,14 @@ func (r *renderer) exec(fr *frame, sc *scope, n Node) (loopSignal, error) {
 		_, err := r.eval(fr, sc, x.X)
 		return sigNone, err
 	case *breakNode:
+		if !r.inLoop {
+			return sigNone, newError(KindSyntax, "SyntaxError", "'break' outside loop")
+		}
 		return sigBreak, nil
 	case *continueNode:
+		if !r.inLoop {
+			return sigNone, newError(KindSyntax, "SyntaxError", "'continue' not properly in loop")
+		}
 		return sigContinue, nil
 	case *includeNode:
 		return sigNone, r.execInclude(fr, sc, x)
@@ -537,7 +549,10 @@ func (r *renderer) renderBlock(fr *frame, sc *scope, name string, i int, scoped 
 		cp.parent = nil
 		bfr = &cp
 	}
+	savedIn := r.inLoop
+	r.inLoop = false
 	_, err := r.execBody(bfr, bs, b.Body)
+	r.inLoop = savedIn
 	return err
 }
 
@@ -601,32 +616,33 @@ func (r *renderer) assign(fr *frame, sc *scope, target Expr, v any) error {
 // execFor runs a for loop; the signal returned is that of a break or
 // continue in its else branch, which acts on an enclosing loop.
 func (r *renderer) execFor(fr *frame, sc *scope, x *forNode) (loopSignal, error) {
-	var elseSig loopSignal
 	seq, err := r.eval(fr, sc, x.Iter)
 	if err != nil {
 		return sigNone, err
 	}
 	var loop *loopObj
-	var run func(seq any, depth int) error
-	run = func(seq any, depth int) error {
+	// run runs the loop (or a recursive call of it) and returns the number
+	// of items it had
+	var run func(seq any, depth int) (int, error)
+	run = func(seq any, depth int) (int, error) {
 		items, err := r.iterate(seq)
 		if err != nil {
-			return r.mark(x.Iter.exprPos(), err)
+			return 0, r.mark(x.Iter.exprPos(), err)
 		}
 		if x.Cond != nil {
 			filtered := make([]any, 0, len(items))
 			cs := newScope(sc)
 			for _, it := range items {
 				if err := r.assign(fr, cs, x.Target, it); err != nil {
-					return err
+					return 0, err
 				}
 				v, err := r.eval(fr, cs, x.Cond)
 				if err != nil {
-					return err
+					return 0, err
 				}
 				ok, err := r.truth(v)
 				if err != nil {
-					return err
+					return 0, err
 				}
 				if ok {
 					filtered = append(filtered, it)
@@ -642,7 +658,10 @@ func (r *renderer) execFor(fr *frame, sc *scope, x *forNode) (loopSignal, error)
 					return nil, err
 				}
 				defer r.leave()
-				out, err := r.capture(func() error { return run(s, depth+1) })
+				out, err := r.capture(func() error {
+					_, err := run(s, depth+1)
+					return err
+				})
 				if err != nil {
 					return nil, err
 				}
@@ -651,7 +670,7 @@ func (r *renderer) execFor(fr *frame, sc *scope, x *forNode) (loopSignal, error)
 		}
 		for i, it := range items {
 			if err := r.step(); err != nil {
-				return err
+				return 0, err
 			}
 			loop.i = i
 			// each iteration has its own scope: a set inside the body
@@ -660,29 +679,27 @@ func (r *renderer) execFor(fr *frame, sc *scope, x *forNode) (loopSignal, error)
 			body.names = append(body.names, "loop")
 			body.vals = append(body.vals, loop)
 			if err := r.assign(fr, body, x.Target, it); err != nil {
-				return err
+				return 0, err
 			}
+			savedIn := r.inLoop
+			r.inLoop = true
 			sig, err := r.execBody(fr, body, x.Body)
+			r.inLoop = savedIn
 			if err != nil {
-				return err
+				return 0, err
 			}
 			if sig == sigBreak {
 				break
 			}
 		}
-		l := len(items)
 		loop = saved
-		if l == 0 && depth == 0 {
-			sig, err := r.execBody(fr, newScope(sc), x.Else)
-			if err != nil {
-				return err
-			}
-			elseSig = sig
-		}
-		return nil
+		return len(items), nil
 	}
-	err = run(seq, 0)
-	return elseSig, err
+	n, err := run(seq, 0)
+	if err != nil || n > 0 || len(x.Else) == 0 {
+		return sigNone, err
+	}
+	return r.execBody(fr, newScope(sc), x.Else)
 }
 
 // loopObj is the loop variable.
@@ -887,10 +904,13 @@ func (m *Macro) Call(args []any, kwargs *value.Map) (any, error) {
 	} else if len(args) > nargs {
 		return nil, errType("macro %s takes not more than %d argument(s)", value.Repr(n.Name), nargs)
 	}
+	savedIn := r.inLoop
+	r.inLoop = false
 	out, err := r.capture(func() error {
 		_, err := r.execBody(m.fr, sc, n.Body)
 		return err
 	})
+	r.inLoop = savedIn
 	if err != nil {
 		return nil, err
 	}

@@ -174,6 +174,16 @@ func TestExtensions(t *testing.T) {
 			t.Errorf("%s: got %q want %q", tt.src, got, tt.want)
 		}
 	}
+	for _, src := range []string{
+		"a\n{% inline %}{% break %}{% endinline %}",
+		"{% for i in [1] %}{% macro m() %}\n{% inline %}{% continue %}{% endinline %}{% endmacro %}{{ m() }}{% endfor %}",
+		"{% for i in [1] %}{% load_text as x %}\n{% inline %}{% break %}{% endinline %}{% endload %}{% endfor %}",
+	} {
+		_, err := env.RenderString("t", src, nil)
+		if e, ok := err.(*Error); !ok || e.Type != "SyntaxError" || e.Line != 2 {
+			t.Errorf("%q: got %v, want a SyntaxError on line 2", src, err)
+		}
+	}
 	if _, err := env.RenderString("t", "{% load_text as x %}unclosed", nil); err == nil || !strings.Contains(err.Error(), "endload") {
 		t.Errorf("unclosed tag: %v", err)
 	}
@@ -218,4 +228,48 @@ func TestConcurrentRender(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// globalsLoader is a per-render loader that, like Salt's, sets a global
+// when it loads a template.
+type globalsLoader struct {
+	globals map[string]any
+	files   map[string]string
+}
+
+func (l *globalsLoader) Load(name, parent string) (string, string, error) {
+	l.globals["last"] = name
+	return MapLoader(l.files).Load(name, parent)
+}
+
+// TestRenderWith renders one parsed template concurrently with per-render
+// globals and loaders (run with -race).
+func TestRenderWith(t *testing.T) {
+	env := New()
+	tpl, err := env.Parse("m", "{% import 'lib' as lib %}{{ who }}:{{ lib.greet() }}:{{ last }}:{% include 'inc' %}:{{ range(2)|list }}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 20; j++ {
+				who := string(rune('a' + (i+j)%26))
+				files := map[string]string{"lib": "{% macro greet() %}hi {{ who }}{% endmacro %}", "inc": "{{ who }}{{ last }}"}
+				globals := map[string]any{"who": who}
+				out, err := tpl.RenderWith(nil, RenderConfig{Globals: globals, Loader: &globalsLoader{globals, files}})
+				want := who + ":hi " + who + ":lib:" + who + "inc:[0, 1]"
+				if err != nil || out != want {
+					t.Errorf("got %q %v, want %q", out, err, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if _, err := tpl.Render(nil); err == nil {
+		t.Error("render without loader: want TemplateNotFound")
+	}
 }

@@ -63,25 +63,24 @@ func Render(source []byte, ctx *Context) (string, error) {
 		o := OptionsFromOpts(ctx.Opts, ctx.SLS, !ctx.NoSLS)
 		opts = &o
 	}
-	pe := checkout(*opts, vars)
-	env := pe.env
+	se := envFor(*opts)
+	// Salt's context is also its environment's globals (imports without
+	// context see it).
+	globals := make(map[string]any, vars.Len()+3)
 	vars.Range(func(k, v any) bool {
-		env.AddGlobal(pyStr(k), v)
+		globals[pyStr(k)] = v
 		return true
 	})
-	ld := &loader{env: env, files: ctx.Files, saltenv: ctx.Saltenv, sources: map[string]loaded{}, names: pe.names}
+	ld := &loader{globals: globals, files: ctx.Files, saltenv: ctx.Saltenv, sources: map[string]loaded{}}
 	if td, ok := vars.Get("tpldir"); ok {
 		ld.tpldir, ld.hasTpldir = pyStr(td), true
 	}
-	env.Loader = ld
 
-	t, err := pe.parse(src)
+	t, err := se.parse(src)
 	if err != nil {
-		pe.release(ld)
 		return "", saltError(err, src, ld, !ctx.NoSLS)
 	}
-	out, err := t.Render(vars)
-	pe.release(ld)
+	out, err := t.RenderWith(vars, jinja.RenderConfig{Globals: globals, Loader: ld})
 	if err != nil {
 		return "", saltError(err, src, ld, !ctx.NoSLS)
 	}
@@ -128,18 +127,16 @@ type loaded struct {
 }
 
 // loader is Salt's SaltCacheLoader over Files. Like Salt's, it keeps the
-// environment's tpldir global up to date: loading a template by a
+// render's tpldir global up to date: loading a template by a
 // root-relative name sets tpldir to that template's directory, and later
 // "./" and "../" names resolve against it (the tpldir leak in QUIRKS.md).
 type loader struct {
-	env       *jinja.Environment
+	globals   map[string]any // the render's globals
 	files     Files
 	saltenv   string
 	tpldir    string
 	hasTpldir bool
 	sources   map[string]loaded // resolved name -> file
-	names     map[string]bool   // the environment's per-render globals
-	dirty     bool              // set a global outside names
 }
 
 // Load resolves name for the engine.
@@ -168,12 +165,9 @@ func (l *loader) Load(name, parent string) (string, string, error) {
 			shownDir = "."
 		}
 		l.tpldir, l.hasTpldir = shownDir, true
-		if !l.names["tplfile"] || !l.names["tpldir"] || !l.names["tpldot"] {
-			l.dirty = true
-		}
-		l.env.AddGlobal("tplfile", tplfile)
-		l.env.AddGlobal("tpldir", shownDir)
-		l.env.AddGlobal("tpldot", strings.ReplaceAll(tpldir, "/", "."))
+		l.globals["tplfile"] = tplfile
+		l.globals["tpldir"] = shownDir
+		l.globals["tpldot"] = strings.ReplaceAll(tpldir, "/", ".")
 	}
 	clean := confine(path)
 	if clean == "" || l.files == nil {

@@ -52,6 +52,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return Call(args[1:], stdout, stderr)
 	case "check":
 		return Check(args[1:], stdout, stderr)
+	case "graph":
+		return Graph(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprintln(stdout, usage)
 		return exitOK
@@ -67,7 +69,8 @@ const usage = `usage: brine call [options] FUNCTION [ARG ...] [KEY=VALUE ...]
 
 brine runs Salt 3006 state trees: "brine call" mirrors salt-call.
 Run "brine call --help" for the options. "brine check" reports the
-problems in a state tree without running it.
+problems in a state tree without running it; "brine graph" shows its
+requisite graph and predicted run order (dot, text or json).
 
 Fleet mode: brine master|minion -c DIR, brine key (salt-key),
 brine run TARGET FUNCTION [ARG ...] (salt), brine jobs list|lookup JID.`

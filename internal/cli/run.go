@@ -29,6 +29,7 @@ type runFlags struct {
 	outIndent int
 	noColor   bool
 	force     bool
+	static    bool
 }
 
 // noReturn is what salt prints for a minion that did not return.
@@ -54,6 +55,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.outIndent, "out-indent", 0, "indentation of the json and yaml outputters")
 	fs.BoolVar(&f.noColor, "no-color", false, "disable coloured output")
 	fs.BoolVar(&f.force, "force-color", false, "force coloured output")
+	fs.BoolVar(&f.static, "static", false, "wait for every return and print them together (default: each as it arrives)")
 	if rc, ok := parseFleet(fs, args); !ok {
 		return rc
 	}
@@ -132,57 +134,89 @@ func (r *runner) once(req proto.PublishRequest) int {
 		fmt.Fprintf(r.stdout, "Executed command with job ID: %s\n", rep.JID)
 		return exitOK
 	}
-	return r.collect(rep)
+	return r.collect(req.Fun, rep)
 }
 
-// collect waits for the returns of a published job and prints them.
-func (r *runner) collect(rep proto.PublishReply) int {
+// collect waits for the returns of a published job and prints them: as
+// each arrives, one minion at a time, as the salt command does; with
+// --static, all together once every minion returned or the timeout
+// passed. The exit code is 1 when a minion failed or did not return.
+func (r *runner) collect(fun string, rep proto.PublishReply) int {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(r.f.timeout)*time.Second)
 	defer cancel()
-	got, err := r.c.Returns(ctx, rep.JID, rep.Minions, nil)
+	rc := exitOK
+	var each func(proto.Return)
+	if !r.f.static {
+		each = func(ret proto.Return) {
+			r.show(value.MapOf(ret.ID, ret.Return.V), r.outFor(ret.Out), ret.Retcode)
+			if ret.Retcode != 0 {
+				rc = exitGeneric
+			}
+		}
+	}
+	got, err := r.c.Returns(ctx, rep.JID, rep.Minions, each)
 	if err != nil {
 		fmt.Fprintln(r.stderr, "Error:", err)
 		return exitGeneric
 	}
-	return r.print(rep.Minions, got)
-}
-
-// print shows the returns by minion id (sorted), the minions that did not
-// return with salt's message; the exit code is 1 when a minion failed or
-// did not return.
-func (r *runner) print(minions []string, got map[string]proto.Return) int {
-	ids := append([]string(nil), minions...)
+	ids := append([]string(nil), rep.Minions...)
 	sort.Strings(ids)
-	data := value.NewMap(len(ids))
-	out := ""
-	rc := exitOK
+	if r.f.static {
+		data := value.NewMap(len(ids))
+		for _, id := range ids {
+			ret, ok := got[id]
+			switch {
+			case !ok:
+				data.Set(id, noReturn)
+				rc = exitGeneric
+			default:
+				data.Set(id, ret.Return.V)
+				if ret.Retcode != 0 {
+					rc = exitGeneric
+				}
+			}
+		}
+		out := r.f.out
+		if out == "" || out == "highstate" {
+			// Salt's --static drops the functions' outputters but for
+			// the state functions.
+			out = "nested"
+			if strings.HasPrefix(fun, "state.") {
+				out = "highstate"
+			}
+		}
+		r.show(data, out, rc)
+		return rc
+	}
 	for _, id := range ids {
-		ret, ok := got[id]
-		if !ok {
-			data.Set(id, noReturn)
+		if _, ok := got[id]; !ok {
+			r.show(value.MapOf(id, noReturn), r.outFor(""), exitGeneric)
 			rc = exitGeneric
-			continue
-		}
-		data.Set(id, ret.Return.V)
-		if ret.Retcode != 0 {
-			rc = exitGeneric
-		}
-		if out == "" {
-			out = ret.Out
 		}
 	}
+	if rc != exitOK {
+		fmt.Fprintln(r.stderr, "ERROR: Minions returned with non-zero exit code")
+	}
+	return rc
+}
+
+// outFor is the outputter of a return whose function asks for out: the
+// --out option (but for highstate, which only state functions can use),
+// else out, else nested.
+func (r *runner) outFor(out string) string {
 	if r.f.out != "" && r.f.out != "highstate" {
 		out = r.f.out
 	}
 	if out == "" {
 		out = "nested"
 	}
-	if name, ok := output.Default.Resolve(out); !ok {
-		out = name
-	}
+	return out
+}
+
+// show prints data with an outputter.
+func (r *runner) show(data *value.Map, out string, rc int) {
 	o := &output.Options{Opts: r.cfg.Opts(), Indent: r.f.outIndent, Color: r.f.force && !r.f.noColor, Retcode: rc}
 	fmt.Fprint(r.stdout, output.Default.Display(data, out, o))
-	return rc
 }
 
 // batched runs the job on batch-size minions at a time, as salt -b does.
@@ -211,7 +245,7 @@ func (r *runner) batched(req proto.PublishRequest) int {
 			fmt.Fprintln(r.stderr, "Error:", err)
 			return exitGeneric
 		}
-		if c := r.collect(rep); c != exitOK {
+		if c := r.collect(req.Fun, rep); c != exitOK {
 			rc = c
 		}
 	}

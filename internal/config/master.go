@@ -1,7 +1,6 @@
 package config
 
 import (
-
 	"brine/internal/value"
 )
 

@@ -133,6 +133,10 @@ func (r *runner) call(low *value.Map, chunks []*value.Map, running *value.Map, r
 			})
 		}
 		if res, ok := ret.Get("result"); !ok || res == false {
+			if err := r.formatSlots(args); err != nil {
+				ret = exceptionRet(low, args, err.Error())
+				return
+			}
 			c := r.newCall(f, args, low, chunks, running, test)
 			if !truthy(low, "__prereq__") && truthy(low, "parallel") {
 				ret = r.callParallel(c, low)

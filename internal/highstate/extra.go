@@ -38,7 +38,7 @@ func slsExists(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	ctx.SetRetcode(0)
+	// show_sls's retcode stays: a missing SLS is False with retcode 1.
 	_, ok := ret.(*value.Map)
 	return ok, nil
 }
@@ -57,10 +57,13 @@ func idExists(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) 
 	have := map[string]bool{}
 	if l, ok := ret.(*value.List); ok {
 		for _, c := range l.Items {
-			if cm, ok := c.(*value.Map); ok {
-				if id, ok := cm.Get("__id__"); ok {
-					have[value.Str(id)] = true
-				}
+			cm, ok := c.(*value.Map)
+			if !ok {
+				// Salt indexes the error strings show_low_sls returned.
+				return nil, &execmod.InvocationError{Msg: "string indices must be integers"}
+			}
+			if id, ok := cm.Get("__id__"); ok {
+				have[value.Str(id)] = true
 			}
 		}
 	}

@@ -124,6 +124,11 @@ func (r *Run) renderFile(path, source, saltenv, sls string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r.renderData(data, path, source, saltenv, sls)
+}
+
+// renderData renders the text of one file of the tree.
+func (r *Run) renderData(data []byte, path, source, saltenv, sls string) (any, error) {
 	if r.Render != nil {
 		return r.Render(data, path, source, saltenv, sls)
 	}

@@ -20,6 +20,9 @@ var errPillarNotDict = &execmod.InvocationError{Msg: "Pillar data must be format
 // returned function restores the context's pillar.
 func statePillar(ctx *execmod.Context, kwargs *value.Map) (func(), error) {
 	noop := func() {}
+	if err := checkLockSaltenv(ctx, kwargs); err != nil {
+		return noop, err
+	}
 	override, hasOverride := kwargs.Get("pillar")
 	_, hasEnc := kwargs.Get("pillar_enc")
 	var om *value.Map
@@ -83,4 +86,18 @@ func strOrNil(v any) any {
 		return nil
 	}
 	return value.Str(v)
+}
+
+// checkLockSaltenv is get_sls_opts' lock_saltenv check: with the option
+// set, a saltenv= other than the configured one is refused.
+func checkLockSaltenv(ctx *execmod.Context, kwargs *value.Map) error {
+	v, ok := kwargs.Get("saltenv")
+	if !ok || v == nil || !optBool(ctx.Opts, "lock_saltenv", false) {
+		return nil
+	}
+	cur, _ := ctx.Opts.Get("saltenv")
+	if cur == nil || value.Str(v) != value.Str(cur) {
+		return &execmod.CommandExecutionError{Msg: "lock_saltenv is enabled, saltenv cannot be changed"}
+	}
+	return nil
 }

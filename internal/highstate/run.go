@@ -1,8 +1,8 @@
 package highstate
 
 import (
-	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,6 +49,18 @@ func testValue(ctx *execmod.Context, test any, kwargs *value.Map) bool {
 	if ctx.Test {
 		return true
 	}
+	// salt.utils.args.test_mode: a keyword spelled "test" in any case.
+	found := false
+	kwargs.Range(func(k, v any) bool {
+		if ks, ok := k.(string); ok && strings.ToLower(ks) == "test" && isTrue(v) {
+			found = true
+			return false
+		}
+		return true
+	})
+	if found {
+		return true
+	}
 	// config.get("test", omit_opts=True): grains, then pillar.
 	for _, m := range []*value.Map{ctx.Grains, ctx.Pillar} {
 		if v, ok := m.Get("test"); ok {
@@ -62,6 +74,29 @@ func testValue(ctx *execmod.Context, test any, kwargs *value.Map) bool {
 		return value.Truthy(v)
 	}
 	return false
+}
+
+// isTrue is Salt's salt.utils.data.is_true: numbers (and numeric text)
+// above zero, the text "true" in any case, else Python truthiness.
+func isTrue(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case int64:
+		return x > 0
+	case float64:
+		return x > 0
+	case string:
+		t := strings.TrimSpace(x)
+		if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+			return n > 0
+		}
+		if f, err := strconv.ParseFloat(t, 64); err == nil && !strings.ContainsAny(t, "xX_") {
+			return f > 0
+		}
+		return strings.ToLower(x) == "true"
+	}
+	return value.Truthy(v)
 }
 
 // pillarFailure is Salt's return for a run with pillar errors.
@@ -109,6 +144,19 @@ func (r *Run) CallHigh(high *value.Map, test bool) (any, error) {
 
 // RunChunks runs low chunks with the engine.
 func (r *Run) RunChunks(chunks []*value.Map, test bool) (*value.Map, error) {
+	opts := r.runOptions(test)
+	// A long run on a terminal shows "[N/M] id" on stderr, erased at the
+	// end, so stdout (the outputter's) is untouched.
+	if term.IsTerminal(int(os.Stderr.Fd())) {
+		progress, finish := engine.TerminalProgress(os.Stderr, progressDelay, progressInterval)
+		opts.Progress = progress
+		defer finish()
+	}
+	return engine.Run(chunks, opts)
+}
+
+// runOptions are the engine options of the run.
+func (r *Run) runOptions(test bool) engine.RunOptions {
 	var disabledRuns []string
 	if r.Ctx.Grains != nil {
 		if v, ok := r.Ctx.Grains.Get("state_runs_disabled"); ok {
@@ -124,14 +172,7 @@ func (r *Run) RunChunks(chunks []*value.Map, test bool) (*value.Map, error) {
 		DisabledRequisites: optStrings(r.Opts, "disabled_requisites"),
 		StateRunsDisabled:  disabledRuns,
 	}
-	// A long run on a terminal shows "[N/M] id" on stderr, erased at the
-	// end, so stdout (the outputter's) is untouched.
-	if term.IsTerminal(int(os.Stderr.Fd())) {
-		progress, finish := engine.TerminalProgress(os.Stderr, progressDelay, progressInterval)
-		opts.Progress = progress
-		defer finish()
-	}
-	return engine.Run(chunks, opts)
+	return opts
 }
 
 // Live progress starts after progressDelay and redraws at most every
@@ -192,13 +233,25 @@ func withTest(ctx *execmod.Context, test bool, f func() (any, error)) (any, erro
 	return f()
 }
 
-func addExclude(high *value.Map, exclude any) {
+// addExclude adds exclude to the high data's __exclude__. A list is taken
+// as it is (its items may be {"id": ...} or {"sls": ...} mappings); text
+// is split on commas, each name stripped when strip is set (state.sls's
+// split_input) and kept as written otherwise (call_highstate's split).
+func addExclude(high *value.Map, exclude any, strip bool) {
 	if exclude == nil || !value.Truthy(exclude) {
 		return
 	}
 	var items []any
-	for _, e := range SplitMods(exclude) {
-		items = append(items, e)
+	switch x := exclude.(type) {
+	case *value.List:
+		items = append(items, x.Items...)
+	default:
+		for _, e := range strings.Split(value.Str(x), ",") {
+			if strip {
+				e = strings.TrimSpace(e)
+			}
+			items = append(items, e)
+		}
 	}
 	if l, ok := high.Get("__exclude__"); ok {
 		if ll, ok := l.(*value.List); ok {
@@ -207,6 +260,40 @@ func addExclude(high *value.Map, exclude any) {
 		}
 	}
 	high.Set("__exclude__", value.NewList(items...))
+}
+
+// terse reports whether the run's return keeps only failures and changes:
+// the state_data option is "terse" or the call passes terse=True.
+func terse(ctx *execmod.Context, kwargs *value.Map) bool {
+	if v, ok := kwargs.Get("terse"); ok && value.Truthy(v) {
+		return true
+	}
+	v, err := ctx.Call("config.option", []any{"state_data", ""}, nil)
+	return err == nil && value.Equal(v, "terse")
+}
+
+// filterRunning is Salt's _filter_running: the states that failed or
+// changed something.
+func filterRunning(ret any) any {
+	m, ok := ret.(*value.Map)
+	if !ok {
+		return ret
+	}
+	out := value.NewMap(0)
+	m.Range(func(k, v any) bool {
+		st, _ := v.(*value.Map)
+		if st == nil {
+			out.Set(k, v)
+			return true
+		}
+		res, _ := st.Get("result")
+		ch, _ := st.Get("changes")
+		if !value.Truthy(res) || value.Truthy(ch) {
+			out.Set(k, v)
+		}
+		return true
+	})
+	return out
 }
 
 // SLS is state.sls: render mods in the run's saltenv (base by default)
@@ -230,10 +317,13 @@ func SLS(ctx *execmod.Context, mods any, test bool, exclude any, kwargs *value.M
 		ctx.SetRetcode(exStateCompilerError)
 		return errList(errs), nil
 	}
-	addExclude(high, exclude)
+	addExclude(high, exclude, true)
 	ret, err := withTest(ctx, test, func() (any, error) { return r.CallHigh(high, test) })
 	if err != nil {
 		return nil, err
+	}
+	if terse(ctx, kwargs) {
+		ret = filterRunning(ret)
 	}
 	ctx.SetRetcode(engine.StateRetcode(ret, high))
 	return ret, nil
@@ -244,8 +334,18 @@ func Highstate(ctx *execmod.Context, test bool, kwargs *value.Map) (any, error) 
 	return highstateWith(ctx, test, kwargs, nil)
 }
 
+// highstateCall is what differs between state.highstate and state.top.
+type highstateCall struct {
+	adjust    func(*Run) // changes the run before the top file is read
+	whitelist bool       // honours whitelist= and force=
+	terse     bool       // honours terse= and state_data
+}
+
 // highstateWith is Highstate with a hook to adjust the run (state.top).
-func highstateWith(ctx *execmod.Context, test bool, kwargs *value.Map, adjust func(*Run)) (any, error) {
+func highstateWith(ctx *execmod.Context, test bool, kwargs *value.Map, hc *highstateCall) (any, error) {
+	if hc == nil {
+		hc = &highstateCall{whitelist: true, terse: true}
+	}
 	restore, err := statePillar(ctx, kwargs)
 	if err != nil {
 		return nil, err
@@ -256,19 +356,26 @@ func highstateWith(ctx *execmod.Context, test bool, kwargs *value.Map, adjust fu
 		return pf, nil
 	}
 	r := NewRun(ctx, kwargs)
-	if adjust != nil {
-		adjust(r)
+	if hc.adjust != nil {
+		hc.adjust(r)
 	}
-	ret, high, err := r.callHighstate(kwargs, test)
+	var wl any
+	if hc.whitelist {
+		wl, _ = kwargs.Get("whitelist")
+	}
+	ret, high, err := r.callHighstate(kwargs, wl, test)
 	if err != nil {
 		return nil, err
+	}
+	if _, ok := ret.(*value.Map); ok && hc.terse && terse(ctx, kwargs) {
+		ret = filterRunning(ret)
 	}
 	ctx.SetRetcode(engine.StateRetcode(ret, high))
 	return ret, nil
 }
 
 // callHighstate is Salt's BaseHighState.call_highstate.
-func (r *Run) callHighstate(kwargs *value.Map, test bool) (any, *value.Map, error) {
+func (r *Run) callHighstate(kwargs *value.Map, whitelist any, test bool) (any, *value.Map, error) {
 	o := r.TopOptions()
 	var t *value.Map
 	tops, err := top.GetTops(r.Avail, r.topRenderer(), o)
@@ -290,12 +397,12 @@ func (r *Run) callHighstate(kwargs *value.Map, test bool) (any, *value.Map, erro
 	if matches.Len() == 0 {
 		return noStates("No Top file or master_tops data matches found. Please see master log for details."), nil, nil
 	}
-	if wl, ok := kwargs.Get("whitelist"); ok && value.Truthy(wl) {
-		matches = matchesWhitelist(matches, wl)
+	if value.Truthy(whitelist) {
+		matches = matchesWhitelist(matches, whitelist)
 	}
 	high, rerrs := r.RenderHighstate(matches)
 	if ex, ok := kwargs.Get("exclude"); ok {
-		addExclude(high, ex)
+		addExclude(high, ex, false)
 	}
 	errs = append(errs, rerrs...)
 	if len(errs) > 0 {
@@ -309,25 +416,39 @@ func (r *Run) callHighstate(kwargs *value.Map, test bool) (any, *value.Map, erro
 }
 
 func matchesWhitelist(matches *value.Map, wl any) *value.Map {
-	allowed := map[string]bool{}
-	for _, w := range SplitMods(wl) {
-		allowed[w] = true
+	var allowed []any
+	if l, ok := wl.(*value.List); ok {
+		allowed = l.Items
+	} else {
+		for _, w := range strings.Split(value.Str(wl), ",") {
+			allowed = append(allowed, w)
+		}
 	}
 	out := value.NewMap(0)
 	matches.Range(func(env, sls any) bool {
 		for _, s := range compileIter(sls) {
-			if allowed[value.Str(s)] {
-				v, ok := out.Get(env)
-				if !ok {
-					v = value.NewList()
-					out.Set(env, v)
-				}
-				v.(*value.List).Append(s)
+			if !containsValue(allowed, s) {
+				continue
 			}
+			v, ok := out.Get(env)
+			if !ok {
+				v = value.NewList()
+				out.Set(env, v)
+			}
+			v.(*value.List).Append(s)
 		}
 		return true
 	})
 	return out
+}
+
+func containsValue(l []any, v any) bool {
+	for _, e := range l {
+		if value.Equal(e, v) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *Run) topRenderer() top.Renderer {
@@ -343,6 +464,9 @@ func stateSLS(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) 
 	if err != nil {
 		return nil, err
 	}
+	if d := slsDisabled(ctx, vals[0]); d != nil {
+		return d, nil
+	}
 	return SLS(ctx, vals[0], testValue(ctx, vals[1], rest), vals[2], kwargs)
 }
 
@@ -352,22 +476,23 @@ func stateHighstate(ctx *execmod.Context, args []any, kwargs *value.Map) (any, e
 	if err != nil {
 		return nil, err
 	}
+	if d := highstateDisabled(ctx); d != nil {
+		return d, nil
+	}
 	return Highstate(ctx, testValue(ctx, vals[0], rest), kwargs)
 }
 
+// stateApply is state.apply: state.sls when mods is given and true, else
+// state.highstate.
 func stateApply(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	mods := any(nil)
-	if len(args) > 0 {
-		mods, args = args[0], args[1:]
-	} else if v, ok := kwargs.Get("mods"); ok {
-		mods = v
-		kwargs = kwargs.Copy()
-		kwargs.Delete("mods")
+	vals, rest, err := execmod.Bind("state.apply", args, kwargs, execmod.Opt("mods", nil))
+	if err != nil {
+		return nil, err
 	}
-	if value.Truthy(mods) {
-		return stateSLS(ctx, append([]any{mods}, args...), kwargs)
+	if value.Truthy(vals[0]) {
+		return stateSLS(ctx, []any{vals[0]}, rest)
 	}
-	return stateHighstate(ctx, args, kwargs)
+	return stateHighstate(ctx, nil, rest)
 }
 
 func stateTest(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
@@ -400,22 +525,30 @@ func stateSingle(ctx *execmod.Context, args []any, kwargs *value.Map) (any, erro
 	low.Set("__id__", vals[1])
 	low.Set("name", vals[1])
 	test := testValue(ctx, vals[2], rest)
-	if errs := verifyLow(low); len(errs) > 0 {
-		ctx.SetRetcode(exStateCompilerError)
-		return errList(errs), nil
-	}
-	r := NewRun(ctx, kwargs)
-	ret, err := withTest(ctx, test, func() (any, error) { return r.RunChunks([]*value.Map{low}, test) })
+	restore, err := statePillar(ctx, kwargs)
 	if err != nil {
 		return nil, err
 	}
-	ctx.SetRetcode(0)
-	if !engine.CheckResult(ret, nil) {
-		ctx.SetRetcode(exStateFailure)
+	defer restore()
+	r := NewRun(ctx, kwargs)
+	var ret *value.Map
+	var errs []string
+	_, _ = withTest(ctx, test, func() (any, error) {
+		ret, errs = engine.Call(low, true, r.runOptions(test))
+		return nil, nil
+	})
+	if len(errs) > 0 {
+		ctx.SetRetcode(exStateCompilerError)
+		return errList(errs), nil
 	}
-	return ret, nil
+	running := value.MapOf(engine.Tag(low), ret)
+	ctx.SetRetcode(engine.StateRetcode(running, nil))
+	return running, nil
 }
 
+// stateLow is state.low: one low chunk through State.call, its bare
+// result returned. Salt sets the failure retcode when check_result
+// passes, which on a bare result (no nested dicts) it never does.
 func stateLow(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 	vals, _, err := execmod.Bind("state.low", args, kwargs, execmod.Req("data"), execmod.Opt("queue", nil))
 	if err != nil {
@@ -425,18 +558,11 @@ func stateLow(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) 
 	if !ok {
 		return nil, &execmod.CommandExecutionError{Msg: "state.low needs a low chunk (a mapping)"}
 	}
-	if errs := verifyLow(data); len(errs) > 0 {
+	r := NewRun(ctx, kwargs)
+	ret, errs := engine.Call(data, false, r.runOptions(optBool(r.Opts, "test", false)))
+	if len(errs) > 0 {
 		ctx.SetRetcode(exStateCompilerError)
 		return errList(errs), nil
-	}
-	r := NewRun(ctx, kwargs)
-	running, err := r.RunChunks([]*value.Map{data.Copy()}, optBool(r.Opts, "test", false))
-	if err != nil {
-		return nil, err
-	}
-	var ret any = running
-	if running.Len() == 1 {
-		_, ret = running.At(0)
 	}
 	if engine.CheckResult(ret, nil) {
 		ctx.SetRetcode(exStateFailure)
@@ -455,48 +581,10 @@ func stateTop(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) 
 		return nil, err
 	}
 	topfn := value.Str(vals[0])
-	return highstateWith(ctx, testValue(ctx, vals[1], rest), kwargs, func(r *Run) {
+	return highstateWith(ctx, testValue(ctx, vals[1], rest), kwargs, &highstateCall{adjust: func(r *Run) {
 		r.StateTop = fileserver.CreateURL(topfn, "")
 		if v, ok := kwargs.Get("saltenv"); ok && v != nil {
 			r.StateTopSaltenv = value.Str(v)
 		}
-	})
-}
-
-// verifyLow is the part of Salt's State.verify_data that state.single and
-// state.low report before running: missing keys, a non-string name, an
-// unknown state function and missing required parameters.
-func verifyLow(low *value.Map) []string {
-	var errs []string
-	for _, k := range []string{"state", "fun", "name"} {
-		if !low.Has(k) {
-			errs = append(errs, fmt.Sprintf("Missing \"%s\" data", k))
-		}
-	}
-	if name, _ := low.Get("name"); value.Truthy(name) {
-		if _, ok := name.(string); !ok {
-			in := ""
-			if s, ok := low.Get("__sls__"); ok {
-				in = fmt.Sprintf("in SLS '%s' ", value.Str(s))
-			}
-			errs = append(errs, fmt.Sprintf("ID '%s' %sis not formed as a string, but is a %s", value.Str(name), in, value.TypeName(name)))
-		}
-	}
-	if len(errs) > 0 {
-		return errs
-	}
-	st, _ := low.Get("state")
-	fn, _ := low.Get("fun")
-	full := value.Str(st) + "." + value.Str(fn)
-	f, ok := statemod.Default.Lookup(full)
-	if !ok {
-		if s, ok := low.Get("__sls__"); ok {
-			return []string{fmt.Sprintf("State '%s' was not found in SLS '%s'", full, value.Str(s))}
-		}
-		return []string{fmt.Sprintf("Specified state '%s' was not found", full)}
-	}
-	for _, p := range f.MissingParams(low) {
-		errs = append(errs, fmt.Sprintf("Missing parameter %s for state %s", p, full))
-	}
-	return errs
+	}})
 }

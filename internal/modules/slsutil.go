@@ -21,6 +21,11 @@ import (
 func init() {
 	execmod.Register("slsutil.renderer", slsutilRenderer,
 		"Render a file (salt:// URL or absolute path) or string through a renderer pipeline (default_renderer, default jinja|yaml; a #! first line overrides it). Extra keyword arguments are template variables.")
+	execmod.Register("slsutil.update", slsutilUpdate, "Merge upd recursively into dest (changed in place and returned); merge_lists concatenates lists.")
+	execmod.Register("slsutil.merge", slsutilMerge, "Merge obj_b into obj_a with a strategy (smart, recurse, aggregate, overwrite, list).")
+	execmod.Register("slsutil.merge_all", slsutilMergeAll, "Merge a list of dicts into each other in order.")
+	execmod.Register("slsutil.serialize", slsutilSerialize, "Serialize obj with a serializer (json, yaml, python); extra keyword arguments are its options.")
+	execmod.Register("slsutil.deserialize", slsutilDeserialize, "Deserialize stream_or_string with a serializer (json, yaml).")
 }
 
 // compileTemplateArgs are compile_template's own parameters: they do not
@@ -135,4 +140,113 @@ func optStrings(opts *value.Map, key string) []string {
 		out = append(out, value.Str(it))
 	}
 	return out
+}
+
+// errNonDictUpdate is dictupdate.update's TypeError for non-mappings.
+var errNonDictUpdate = &pyTypeError{msg: "Cannot update using non-dict types in dictupdate.update()"}
+
+func slsutilUpdate(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("update", args, kwargs, execmod.Req("dest"), execmod.Req("upd"),
+		execmod.Opt("recursive_update", true), execmod.Opt("merge_lists", false))
+	if err != nil {
+		return nil, err
+	}
+	dest, ok1 := v[0].(*value.Map)
+	upd, ok2 := v[1].(*value.Map)
+	if !ok1 || !ok2 {
+		return nil, errNonDictUpdate
+	}
+	if !value.Truthy(v[2]) {
+		upd.Range(func(k, val any) bool {
+			dest.Set(k, val)
+			return true
+		})
+		return dest, nil
+	}
+	return value.Update(dest, upd, value.Truthy(v[3])), nil
+}
+
+// mergeOne is dictupdate.merge of two mappings, warning on an unknown
+// strategy as Salt does.
+func mergeOne(a, b any, strategy, renderer string, mergeLists bool) (*value.Map, error) {
+	am, ok1 := a.(*value.Map)
+	bm, ok2 := b.(*value.Map)
+	if !ok1 || !ok2 {
+		return nil, errNonDictUpdate
+	}
+	if value.ResolveStrategy(strategy, renderer) != strategy && strategy != value.StrategySmart {
+		slog.Warn(fmt.Sprintf("Unknown merging strategy '%s', fallback to recurse", strategy))
+	}
+	return value.Merge(am, bm, strategy, renderer, mergeLists), nil
+}
+
+func slsutilMerge(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("merge", args, kwargs, execmod.Req("obj_a"), execmod.Req("obj_b"),
+		execmod.Opt("strategy", "smart"), execmod.Opt("renderer", "yaml"), execmod.Opt("merge_lists", false))
+	if err != nil {
+		return nil, err
+	}
+	return mergeOne(v[0], v[1], execmod.String(v[2]), execmod.String(v[3]), value.Truthy(v[4]))
+}
+
+func slsutilMergeAll(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("merge_all", args, kwargs, execmod.Req("lst"),
+		execmod.Opt("strategy", "smart"), execmod.Opt("renderer", "yaml"), execmod.Opt("merge_lists", false))
+	if err != nil {
+		return nil, err
+	}
+	var items []any
+	switch l := v[0].(type) {
+	case *value.List:
+		items = l.Items
+	case value.Tuple:
+		items = l
+	case *value.Map:
+		items = l.Keys()
+	default:
+		return nil, &pyTypeError{msg: fmt.Sprintf("'%s' object is not iterable", value.TypeName(v[0]))}
+	}
+	ret := value.NewMap(0)
+	for _, obj := range items {
+		if ret, err = mergeOne(ret, obj, execmod.String(v[1]), execmod.String(v[2]), value.Truthy(v[3])); err != nil {
+			return nil, err
+		}
+	}
+	return ret, nil
+}
+
+// serializerOptions drops Salt's private keyword arguments (clean_kwargs).
+func serializerOptions(rest *value.Map) *value.Map {
+	out := value.NewMap(rest.Len())
+	rest.Range(func(k, val any) bool {
+		if ks, _ := k.(string); !strings.HasPrefix(ks, "__") {
+			out.Set(k, val)
+		}
+		return true
+	})
+	return out
+}
+
+func slsutilSerialize(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, rest, err := execmod.Bind("serialize", args, kwargs, execmod.Req("serializer"), execmod.Req("obj"))
+	if err != nil {
+		return nil, err
+	}
+	f, err := serializerFunc(execmod.String(v[0]), "serialize")
+	if err != nil {
+		return nil, err
+	}
+	return f(v[1], serializerOptions(rest))
+}
+
+func slsutilDeserialize(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, rest, err := execmod.Bind("deserialize", args, kwargs, execmod.Req("serializer"), execmod.Req("stream_or_string"))
+	if err != nil {
+		return nil, err
+	}
+	f, err := serializerFunc(execmod.String(v[0]), "deserialize")
+	if err != nil {
+		return nil, err
+	}
+	return f(v[1], serializerOptions(rest))
 }

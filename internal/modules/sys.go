@@ -8,6 +8,8 @@ import (
 
 	"brine/internal/execmod"
 	"brine/internal/match"
+	"brine/internal/render"
+	"brine/internal/statemod"
 	"brine/internal/value"
 )
 
@@ -15,6 +17,10 @@ func init() {
 	execmod.Register("sys.doc", sysDoc, "Return the docs of the functions matching the arguments (module names or globs).")
 	execmod.Register("sys.list_functions", sysListFunctions, "List the functions of the modules named (or globs); all when none.")
 	execmod.Register("sys.list_modules", sysListModules, "List the execution modules (optionally matching a glob).")
+	execmod.Register("sys.list_state_functions", sysListStateFunctions, "List the state functions of the state modules named (or globs); all when none.")
+	execmod.Register("sys.list_state_modules", sysListStateModules, "List the state modules (optionally those named or matching globs).")
+	execmod.Register("sys.list_renderers", sysListRenderers, "List the renderers (optionally those matching globs).")
+	execmod.Register("sys.state_doc", sysStateDoc, "Return the docs of the state functions matching the arguments (module names, functions or globs).")
 }
 
 func registry(ctx *execmod.Context) *execmod.Registry {
@@ -91,4 +97,120 @@ func sysListModules(ctx *execmod.Context, args []any, _ *value.Map) (any, error)
 		l.Append(m)
 	}
 	return l, nil
+}
+
+// stateFuns returns the state function names matching any pattern as
+// sysmod's list_state_functions does: with "*" or "." a glob, else a
+// module name.
+func stateFuns(args []any) []string {
+	names := statemod.Default.Names()
+	if len(args) == 0 {
+		return names
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, a := range args {
+		pat := execmod.String(a)
+		glob := strings.ContainsAny(pat, "*.")
+		for _, n := range names {
+			ok := strings.HasPrefix(n, pat+".")
+			if glob {
+				ok = match.Fnmatch(n, pat)
+			}
+			if ok && !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sysListStateFunctions(_ *execmod.Context, args []any, _ *value.Map) (any, error) {
+	return strList(stateFuns(args)), nil
+}
+
+func sysListStateModules(_ *execmod.Context, args []any, _ *value.Map) (any, error) {
+	seen := map[string]bool{}
+	var mods []string
+	add := func(fun string) {
+		mod, _, _ := strings.Cut(fun, ".")
+		if !seen[mod] {
+			seen[mod] = true
+			mods = append(mods, mod)
+		}
+	}
+	names := statemod.Default.Names()
+	if len(args) == 0 {
+		for _, n := range names {
+			add(n)
+		}
+	}
+	for _, a := range args {
+		pat := execmod.String(a)
+		for _, n := range names {
+			mod, _, _ := strings.Cut(n, ".")
+			if (strings.Contains(pat, "*") && match.Fnmatch(n, pat)) || mod == pat {
+				add(n)
+			}
+		}
+	}
+	sort.Strings(mods)
+	return strList(mods), nil
+}
+
+func sysListRenderers(_ *execmod.Context, args []any, _ *value.Map) (any, error) {
+	var out []string
+	for _, n := range render.Default.Names() {
+		if e, _ := render.Default.Lookup(n); e.Unsupported != "" {
+			continue // known to Salt, not available here
+		}
+		if len(args) == 0 {
+			out = append(out, n)
+			continue
+		}
+		for _, a := range args {
+			if match.Fnmatch(n, execmod.String(a)) {
+				out = append(out, n)
+				break
+			}
+		}
+	}
+	return strList(out), nil
+}
+
+func sysStateDoc(_ *execmod.Context, args []any, _ *value.Map) (any, error) {
+	names := statemod.Default.Names()
+	var funs []string
+	if len(args) == 0 {
+		funs = names
+	}
+	seen := map[string]bool{}
+	for _, a := range args {
+		pat := execmod.String(a)
+		target := pat
+		if !strings.Contains(pat, "*") && pat != "" && !strings.HasSuffix(pat, ".") {
+			target = pat + "."
+		}
+		for _, n := range names {
+			var ok bool
+			if strings.Contains(pat, "*") {
+				ok = match.Fnmatch(n, pat)
+			} else {
+				ok = n == pat || strings.HasPrefix(n, target)
+			}
+			if ok && !seen[n] {
+				seen[n] = true
+				funs = append(funs, n)
+			}
+		}
+	}
+	sort.Strings(funs)
+	out := value.NewMap(len(funs))
+	for _, n := range funs {
+		f, _ := statemod.Default.Lookup(n)
+		out.Set(n, f.Doc)
+	}
+	return out, nil
 }

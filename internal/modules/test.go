@@ -17,6 +17,7 @@ func init() {
 	execmod.Register("test.false", testFalse, "Return False.")
 	execmod.Register("test.retcode", testRetcode, "Set the return code of the run to code (default 42) and return True.")
 	execmod.Register("test.outputter", testOutputter, "Return data, to try outputters.")
+	execmod.Register("test.exception", testException, "Raise an exception with message (default 'Test Exception').")
 }
 
 func testPing(*execmod.Context, []any, *value.Map) (any, error) { return true, nil }
@@ -59,4 +60,20 @@ func testOutputter(_ *execmod.Context, args []any, kwargs *value.Map) (any, erro
 		return nil, err
 	}
 	return v[0], nil
+}
+
+// testError is the plain Python Exception test.exception raises.
+type testError struct{ msg string }
+
+func (e *testError) Error() string { return e.msg }
+
+// SaltExceptionClass names the Python exception this error stands for.
+func (e *testError) SaltExceptionClass() string { return "Exception" }
+
+func testException(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("exception", args, kwargs, execmod.Opt("message", "Test Exception"))
+	if err != nil {
+		return nil, err
+	}
+	return nil, &testError{msg: value.Str(v[0])}
 }

@@ -1380,28 +1380,7 @@ func fileComment(c *statemod.Call) (*value.Map, error) {
 		}
 		return fileErr(ret, unanchor+": Pattern not found")
 	}
-	changes := mapGet(ret, "changes").(*value.Map)
-	if c.Test {
-		changes.Set(name, "updated")
-		ret.Set("comment", fmt.Sprintf("File %s is set to be updated", name))
-		ret.Set("result", nil)
-		return ret, nil
-	}
-	if _, err := commentLine(name, regex, char, true, c.Get("backup")); err != nil {
-		return nil, err
-	}
-	after, _ := os.ReadFile(name)
-	ok := searchML(string(after), commentRe)
-	ret.Set("result", ok)
-	if string(after) != text {
-		changes.Set("diff", unifiedDiff(keepLines(text), keepLines(string(after)), "", ""))
-	}
-	if ok {
-		ret.Set("comment", "Commented lines successfully")
-	} else {
-		ret.Set("comment", "Expected commented lines not found")
-	}
-	return ret, nil
+	return commentEdit(c, ret, name, text, regex, char, true, commentRe)
 }
 
 func fileUncomment(c *statemod.Call) (*value.Map, error) {
@@ -1426,6 +1405,14 @@ func fileUncomment(c *statemod.Call) (*value.Map, error) {
 	default:
 		return fileErr(ret, regex+": Pattern not found")
 	}
+	return commentEdit(c, ret, name, text, regex, char, false, "^[ \t]*"+bare)
+}
+
+// commentEdit is the common end of file.comment and file.uncomment: in test
+// mode it reports the pending update, else it comments (or uncomments) the
+// lines matching regex, then checks that expect now matches and records
+// the diff.
+func commentEdit(c *statemod.Call, ret *value.Map, name, text, regex, char string, comment bool, expect string) (*value.Map, error) {
 	changes := mapGet(ret, "changes").(*value.Map)
 	if c.Test {
 		changes.Set(name, "updated")
@@ -1433,19 +1420,23 @@ func fileUncomment(c *statemod.Call) (*value.Map, error) {
 		ret.Set("result", nil)
 		return ret, nil
 	}
-	if _, err := commentLine(name, regex, char, false, c.Get("backup")); err != nil {
+	if _, err := commentLine(name, regex, char, comment, c.Get("backup")); err != nil {
 		return nil, err
 	}
 	after, _ := os.ReadFile(name)
-	ok := searchML(string(after), "^[ \t]*"+bare)
+	ok := searchML(string(after), expect)
 	ret.Set("result", ok)
 	if string(after) != text {
 		changes.Set("diff", unifiedDiff(keepLines(text), keepLines(string(after)), "", ""))
 	}
+	okMsg, failMsg := "Commented lines successfully", "Expected commented lines not found"
+	if !comment {
+		okMsg, failMsg = "Uncommented lines successfully", "Expected uncommented lines not found"
+	}
 	if ok {
-		ret.Set("comment", "Uncommented lines successfully")
+		ret.Set("comment", okMsg)
 	} else {
-		ret.Set("comment", "Expected uncommented lines not found")
+		ret.Set("comment", failMsg)
 	}
 	return ret, nil
 }

@@ -250,6 +250,19 @@ func TestFleet(t *testing.T) {
 		waitReturns(t, c, jid, map[string]any{"web1": "missed", "web2": "missed", "db1": "missed"})
 	})
 
+	t.Run("returns print as they arrive, or together with --static", func(t *testing.T) {
+		args := []string{"run", "-c", c.mdir, "--out", "json", "-L", "web1,db1", "test.echo", "hi"}
+		out, errs, rc := c.brine(args...)
+		if rc != 0 || strings.Count(out, "{") != 2 || !strings.Contains(out, `"web1": "hi"`) || !strings.Contains(out, `"db1": "hi"`) {
+			t.Errorf("streamed: rc %d %q %q", rc, out, errs)
+		}
+		out, errs, rc = c.brine(append(args, "--static")...)
+		var res map[string]any
+		if err := json.Unmarshal([]byte(out), &res); rc != 0 || err != nil || len(res) != 2 || res["web1"] != "hi" {
+			t.Errorf("static: rc %d %q %q", rc, out, errs)
+		}
+	})
+
 	t.Run("timeout reports the minions that did not return", func(t *testing.T) {
 		c.stopMinion("web2")
 		res, rc := c.run("-t", "2", "*", "test.ping")
@@ -320,10 +333,13 @@ func isolation(t *testing.T, c *cluster) {
 		t.Errorf("pillar request as web2 answered: %s", msg.Data)
 	}
 	expectViolation("publish as web2", "brine.req.web2.pillar")
-	// Writing a return in web2's name, or using JetStream, is refused.
-	_ = nc.Publish("$KV.BRINE_RET.20260101000000000000.web2", []byte(`{}`))
-	_ = nc.Flush()
-	expectViolation("return as web2", "BRINE_RET")
+	// Writing a return into the bucket, in web2's name or its own (returns
+	// go through the master), or using JetStream, is refused.
+	for _, subj := range []string{"$KV.BRINE_RET.20260101000000000000.web2", "$KV.BRINE_RET.20260101000000000000.web1"} {
+		_ = nc.Publish(subj, []byte(`{}`))
+		_ = nc.Flush()
+		expectViolation("write "+subj, subj)
+	}
 	if _, err := nc.Request("$JS.API.STREAM.INFO.KV_BRINE_RET", nil, 500*time.Millisecond); err == nil {
 		t.Error("JetStream API answered a minion")
 	}

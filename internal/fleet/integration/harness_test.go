@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -254,14 +255,24 @@ func (c *cluster) brine(args ...string) (string, string, int) {
 }
 
 // run runs `brine run -c MASTER args... --out json` and returns the
-// decoded output.
+// decoded output: one JSON document per minion, as each returns (or all
+// in one with --static), merged.
 func (c *cluster) run(args ...string) (map[string]any, int) {
 	c.t.Helper()
 	out, errs, rc := c.brine(append([]string{"run", "-c", c.mdir, "--out", "json"}, args...)...)
 	res := map[string]any{}
-	if strings.TrimSpace(out) != "" {
-		if err := json.Unmarshal([]byte(out), &res); err != nil {
+	dec := json.NewDecoder(strings.NewReader(out))
+	for {
+		doc := map[string]any{}
+		err := dec.Decode(&doc)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
 			c.t.Fatalf("brine run %v: bad JSON %q (stderr %q)", args, out, errs)
+		}
+		for k, v := range doc {
+			res[k] = v
 		}
 	}
 	return res, rc

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 
 	"brine/internal/fleet/proto"
 	"brine/internal/match"
@@ -31,9 +34,14 @@ func (m *Master) Resolve(tgt, tgtType string) ([]string, error) {
 			groups = gm
 		}
 	}
-	var out []string
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.resolveLocked(tgt, tgtType, groups)
+}
+
+// resolveLocked is Resolve with m.mu held.
+func (m *Master) resolveLocked(tgt, tgtType string, groups *value.Map) ([]string, error) {
+	var out []string
 	for id := range m.accepted {
 		c := &match.Context{ID: id, Nodegroups: groups, Grains: value.NewMap(0), Pillar: value.NewMap(0)}
 		if d := m.cache[id]; d != nil {
@@ -61,7 +69,7 @@ func (m *Master) Publish(req proto.PublishRequest) (proto.PublishReply, error) {
 	if req.Fun == "" {
 		return proto.PublishReply{}, errors.New("no function given")
 	}
-	minions, err := m.Resolve(req.Tgt, req.TgtType)
+	minions, gen, err := m.resolve(req.Tgt, req.TgtType)
 	if err != nil {
 		return proto.PublishReply{}, err
 	}
@@ -97,16 +105,67 @@ func (m *Master) Publish(req proto.PublishRequest) (proto.PublishReply, error) {
 		return proto.PublishReply{}, fmt.Errorf("storing job: %w", err)
 	}
 	m.addRecent(job, signed)
-	for _, id := range minions {
-		if err := m.nc.Publish(proto.JobSubject(id, job.JID), signed); err != nil {
+	sent, err := m.broadcast(job.JID, signed, minions, gen)
+	if err != nil {
+		return proto.PublishReply{}, err
+	}
+	if !sent {
+		for _, id := range minions {
+			if err := m.nc.Publish(proto.JobSubject(id, job.JID), signed); err != nil {
+				return proto.PublishReply{}, err
+			}
+		}
+		if err := m.nc.Flush(); err != nil {
 			return proto.PublishReply{}, err
 		}
 	}
-	if err := m.nc.Flush(); err != nil {
-		return proto.PublishReply{}, err
-	}
 	m.Log.Info("published job", "jid", job.JID, "fun", job.Fun, "minions", len(minions), "took", time.Since(t0).Round(time.Microsecond))
 	return proto.PublishReply{JID: job.JID, Minions: minions}, nil
+}
+
+// resolve is Resolve, also giving the generation of the accepted keys
+// the minions were chosen from (0 when the keys changed meanwhile).
+func (m *Master) resolve(tgt, tgtType string) ([]string, uint64, error) {
+	m.mu.Lock()
+	gen := m.keysGen
+	m.mu.Unlock()
+	ids, err := m.Resolve(tgt, tgtType)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.keysGen != gen {
+		return ids, 0, err // keys changed meanwhile: no broadcast
+	}
+	return ids, gen, err
+}
+
+// broadcast publishes a job once, on the subject every minion listens
+// to, when it targets every accepted minion; it reports whether it did.
+//
+// A job for a subset of the minions always goes to each of them on its
+// own subject: a broadcast filtered by the minions would hand the job's
+// arguments (commands, pillar overrides, secrets) to minions it was not
+// meant for, and a modified minion need not filter. A job for every
+// minion reveals nothing to any of them, provided that "every" still
+// holds when the server delivers it. Hence the conditions: an embedded
+// server (whose users the master reloads itself, closing the
+// connections of keys no longer accepted; an external server reloads
+// its authorization file on its own schedule) and no key change since
+// the target was resolved, checked and published under the lock
+// ReloadKeys holds, with a flush so the server has routed the job
+// before any new key can connect.
+func (m *Master) broadcast(jid string, signed []byte, minions []string, gen uint64) (bool, error) {
+	if m.ns == nil {
+		return false, nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.keysGen != gen || len(minions) != len(m.accepted) || len(minions) < 2 {
+		return false, nil
+	}
+	if err := m.nc.Publish(proto.BroadcastSubject(jid), signed); err != nil {
+		return false, err
+	}
+	return true, m.nc.Flush()
 }
 
 func (m *Master) adminPublish(body json.RawMessage) (any, error) {
@@ -156,9 +215,13 @@ func (m *Master) addRecent(job proto.Job, signed []byte) {
 	defer m.recentMu.Unlock()
 	i := 0
 	for i < len(m.recent) && m.recent[i].ts < cut {
+		delete(m.recentJID, m.recent[i].jid)
+		m.recent[i] = nil
 		i++
 	}
-	m.recent = append(m.recent[i:], recentJob{jid: job.JID, ts: job.TS, minions: set, signed: signed})
+	rj := &recentJob{jid: job.JID, ts: job.TS, minions: set, signed: signed}
+	m.recent = append(m.recent[i:], rj)
+	m.recentJID[job.JID] = rj
 }
 
 // loadRecent fills the catch-up window from the job bucket at start-up.
@@ -205,7 +268,7 @@ func (m *Master) handleCatchup(id string, body json.RawMessage) (any, error) {
 	if req.Since > since {
 		since = req.Since
 	}
-	var cand []recentJob
+	var cand []*recentJob
 	m.recentMu.Lock()
 	for _, j := range m.recent {
 		if j.ts >= since && j.minions[id] {
@@ -223,4 +286,75 @@ func (m *Master) handleCatchup(id string, body json.RawMessage) (any, error) {
 		rep.Jobs = append(rep.Jobs, json.RawMessage(j.signed))
 	}
 	return rep, nil
+}
+
+// targeted reports whether job jid exists and was sent to minion id: from
+// the catch-up window in memory, else from the job's signed record.
+func (m *Master) targeted(ctx context.Context, jid, id string) (bool, error) {
+	m.recentMu.Lock()
+	rj := m.recentJID[jid]
+	m.recentMu.Unlock()
+	if rj != nil {
+		return rj.minions[id], nil
+	}
+	e, err := m.jobs.Get(ctx, jid)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	pub, _ := m.Key.PublicKey()
+	var job proto.Job
+	if _, err := proto.Open(e.Value(), pub, &job); err != nil {
+		return false, err
+	}
+	return slices.Contains(job.Minions, id), nil
+}
+
+// errReturnRefused is the master's answer to a return it will not store.
+var errReturnRefused = errors.New("return refused")
+
+// handleReturn stores minion id's return of a job, once, when the return
+// is signed with id's accepted key, names id, and answers a job that
+// exists and was sent to id. The subject already proves the sender holds
+// id's NATS credentials; the signature also holds with an external NATS
+// server whose permissions the master does not control.
+func (m *Master) handleReturn(id string, body json.RawMessage) (any, error) {
+	m.mu.Lock()
+	key := m.accepted[id]
+	m.mu.Unlock()
+	if key == "" {
+		return nil, fmt.Errorf("%w: %s is not accepted", errReturnRefused, id)
+	}
+	var ret proto.Return
+	if _, err := proto.Open(body, key, &ret); err != nil {
+		m.Log.Warn("refused return", "minion", id, "err", err)
+		return nil, fmt.Errorf("%w: %v", errReturnRefused, err)
+	}
+	if ret.ID != id || !proto.ValidJID(ret.JID) {
+		m.Log.Warn("refused return", "minion", id, "claims", ret.ID, "jid", ret.JID)
+		return nil, fmt.Errorf("%w: a return from %s must name %s and a job id", errReturnRefused, id, id)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ok, err := m.targeted(ctx, ret.JID, id)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		m.Log.Warn("refused return", "minion", id, "jid", ret.JID, "err", "job not sent to this minion")
+		return nil, fmt.Errorf("%w: job %s was not sent to %s", errReturnRefused, ret.JID, id)
+	}
+	data, err := json.Marshal(ret)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := m.rets.Create(ctx, proto.ReturnKey(ret.JID, id), data); err != nil {
+		if errors.Is(err, jetstream.ErrKeyExists) {
+			return nil, proto.ErrDuplicateReturn
+		}
+		return nil, fmt.Errorf("storing the return: %w", err)
+	}
+	return nil, nil
 }

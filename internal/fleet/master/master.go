@@ -51,10 +51,12 @@ type Master struct {
 
 	mu       sync.Mutex
 	accepted map[string]string // id -> key as given to the server
+	keysGen  uint64            // counts changes of accepted
 	cache    map[string]*MinionData
 
-	recentMu sync.Mutex
-	recent   []recentJob // the catch-up window, oldest first
+	recentMu  sync.Mutex
+	recent    []*recentJob          // the catch-up window, oldest first
+	recentJID map[string]*recentJob // the same, by jid
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -123,6 +125,9 @@ func New(cfg *config.Config, log *slog.Logger) (*Master, error) {
 		guard: proto.NewReplayGuard(2 * time.Minute),
 		cache: map[string]*MinionData{},
 		stop:  make(chan struct{}),
+
+		recentJID: map[string]*recentJob{},
+		keysGen:   1, // 0 means "changed" to Master.resolve
 	}, nil
 }
 
@@ -280,16 +285,18 @@ func (m *Master) startServer(masterPub string) error {
 func mustGet(m *value.Map, k string) any { v, _ := m.Get(k); return v }
 
 // MinionPermissions are the NATS permissions of minion id: publish only
-// its own requests and returns, subscribe only its own jobs and inbox.
+// its own requests (returns included: the master validates and stores
+// them, so a minion never writes to JetStream), subscribe only its own
+// jobs, the jobs sent to every minion (see Master.Publish) and its inbox.
 func MinionPermissions(id string) *server.Permissions {
 	tok := proto.Token(id)
 	return &server.Permissions{
 		Publish: &server.SubjectPermission{Allow: []string{
 			"brine.req." + tok + ".*",
-			"$KV." + proto.ReturnBucket + ".*." + tok,
 		}},
 		Subscribe: &server.SubjectPermission{Allow: []string{
 			"brine.job." + tok + ".>",
+			proto.BroadcastWildcard,
 			proto.InboxPrefix(id) + ".>",
 		}},
 	}
@@ -350,6 +357,7 @@ func (m *Master) ReloadKeys() error {
 		return fmt.Errorf("writing the NATS authorization file: %w", err)
 	}
 	m.accepted = accepted
+	m.keysGen++
 	m.Log.Info("accepted keys reloaded", "count", len(accepted))
 	return nil
 }

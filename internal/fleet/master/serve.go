@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -27,6 +28,7 @@ func (m *Master) handlers() map[string]handler {
 		proto.ReqFiles:   m.handleFiles,
 		proto.ReqFile:    m.handleFile,
 		proto.ReqCatchup: m.handleCatchup,
+		proto.ReqReturn:  m.handleReturn,
 	}
 }
 
@@ -36,26 +38,38 @@ func (m *Master) subscribe() error {
 	if _, err := m.nc.Subscribe(proto.KeyReqSubject, m.handleKeyRequest); err != nil {
 		return err
 	}
+	// Returns wait on JetStream, not on the CPU: they get a pool of their
+	// own, wide enough that a thousand minions answering at once are not
+	// queued behind a few workers, nor behind pillar compilations.
 	work := make(chan *nats.Msg, 8192)
+	rets := make(chan *nats.Msg, 8192)
 	hs := m.handlers()
-	n := max(4, 2*runtime.GOMAXPROCS(0))
-	for range n {
-		m.wg.Add(1)
-		go func() {
-			defer m.wg.Done()
-			for {
-				select {
-				case <-m.stop:
-					return
-				case msg := <-work:
-					m.serveRequest(hs, msg)
+	serve := func(ch chan *nats.Msg, n int) {
+		for range n {
+			m.wg.Add(1)
+			go func() {
+				defer m.wg.Done()
+				for {
+					select {
+					case <-m.stop:
+						return
+					case msg := <-ch:
+						m.serveRequest(hs, msg)
+					}
 				}
-			}
-		}()
+			}()
+		}
 	}
+	serve(work, max(4, 2*runtime.GOMAXPROCS(0)))
+	serve(rets, 64)
+	retSuffix := "." + proto.ReqReturn
 	sub, err := m.nc.QueueSubscribe(proto.ReqWildcard, "brine-master", func(msg *nats.Msg) {
+		ch := work
+		if strings.HasSuffix(msg.Subject, retSuffix) {
+			ch = rets
+		}
 		select {
-		case work <- msg:
+		case ch <- msg:
 		case <-m.stop:
 		}
 	})

@@ -218,6 +218,15 @@ func RequestKey(opts *value.Map, id string, kp nkeys.KeyPair) error {
 	return nc.Flush()
 }
 
+// MasterError is the master's refusal of a request (as opposed to a
+// failure to reach the master, which may be retried).
+type MasterError struct {
+	Kind string // the request kind
+	Msg  string // the master's message
+}
+
+func (e *MasterError) Error() string { return "master: " + e.Msg }
+
 // Request sends a request of kind with body to the master and decodes the
 // reply's body into out. The reply must carry the request's nonce and the
 // pinned master key's signature (the key is pinned on first contact).
@@ -245,7 +254,7 @@ func (c *Conn) Request(kind string, body, out any, timeout time.Duration) error 
 		c.pinMaster(signer)
 	}
 	if rep.Error != "" {
-		return fmt.Errorf("master: %s", rep.Error)
+		return &MasterError{Kind: kind, Msg: rep.Error}
 	}
 	if out != nil && len(rep.Body) > 0 {
 		return json.Unmarshal(rep.Body, out)

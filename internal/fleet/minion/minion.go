@@ -2,9 +2,12 @@
 // own key (asking for acceptance until the master accepts it), listens on
 // its own job subjects only, runs each job through the same execution
 // functions and state system as `brine call`, with salt:// files and
-// pillar from the master, and stores its returns in JetStream. After a
-// disconnection it picks up the jobs it missed within the master's
-// catch-up window.
+// pillar from the master, and sends each return, signed with its key, to
+// the master, which stores it in JetStream. After a disconnection it
+// picks up the jobs it missed within the catch-up window
+// (job_catchup_window, seconds, 600 by default); older jobs are refused.
+// A small journal under cachedir remembers the jobs taken, so that no
+// job runs twice, even across a restart mid-job.
 package minion
 
 import (
@@ -46,12 +49,14 @@ type Minion struct {
 	id  string
 	log *slog.Logger
 
-	sem    chan struct{}
-	mu     sync.Mutex
-	seen   map[string]time.Time // jids taken, for duplicate and replay refusal
-	last   int64                // newest job time seen (Unix ns)
-	wg     sync.WaitGroup
-	closed chan struct{}
+	sem       chan struct{}
+	window    time.Duration // jobs older than this are refused
+	jobs      *journal      // jids taken, for duplicate and replay refusal
+	recovered sync.Once
+	mu        sync.Mutex
+	last      int64 // newest job time seen (Unix ns)
+	wg        sync.WaitGroup
+	closed    chan struct{}
 }
 
 // New prepares a minion.
@@ -76,7 +81,15 @@ func New(o Options) (*Minion, error) {
 	if o.Grains == nil {
 		o.Grains = value.NewMap(0)
 	}
-	return &Minion{o: o, id: id, log: o.Log.With("minion", id), sem: make(chan struct{}, o.Parallel), seen: map[string]time.Time{}, closed: make(chan struct{})}, nil
+	window := time.Duration(optFloat(o.Opts, "job_catchup_window", 600) * float64(time.Second))
+	if window <= 0 {
+		window = 600 * time.Second
+	}
+	jobs, err := openJournal(optString(o.Opts, "cachedir"), window)
+	if err != nil {
+		return nil, fmt.Errorf("job journal: %w", err)
+	}
+	return &Minion{o: o, id: id, log: o.Log.With("minion", id), sem: make(chan struct{}, o.Parallel), window: window, jobs: jobs, closed: make(chan struct{})}, nil
 }
 
 // ID returns the minion id.
@@ -156,11 +169,19 @@ func (m *Minion) connect(ctx context.Context, wait time.Duration, closed chan st
 // serve subscribes to the minion's jobs, announces it, catches up and
 // waits until ctx ends or the connection closes.
 func (m *Minion) serve(ctx context.Context, sess *Session, closed chan struct{}, ready func()) error {
-	sub, err := sess.Conn.NC.Subscribe(proto.JobWildcard(m.id), func(msg *nats.Msg) { m.handle(sess, msg.Data) })
+	// The jobs sent to this minion, and those sent to every minion at
+	// once (handle is safe for concurrent use and runs a job once).
+	onJob := func(msg *nats.Msg) { m.handle(sess, msg.Data) }
+	sub, err := sess.Conn.NC.Subscribe(proto.JobWildcard(m.id), onJob)
 	if err != nil {
 		return err
 	}
 	_ = sub.SetPendingLimits(-1, -1)
+	all, err := sess.Conn.NC.Subscribe(proto.BroadcastWildcard, onJob)
+	if err != nil {
+		return err
+	}
+	_ = all.SetPendingLimits(-1, -1)
 	if err := sess.Conn.NC.Flush(); err != nil {
 		return nil // closed meanwhile: start over
 	}
@@ -178,12 +199,14 @@ func (m *Minion) serve(ctx context.Context, sess *Session, closed chan struct{},
 		case <-time.After(time.Second):
 		}
 	}
+	m.recovered.Do(func() { m.recover(sess) })
 	m.catchup(sess)
 	m.log.Info("minion ready")
 	ready()
 	select {
 	case <-ctx.Done():
 		_ = sub.Unsubscribe()
+		_ = all.Unsubscribe()
 	case <-closed:
 	}
 	return nil
@@ -233,20 +256,22 @@ func (m *Minion) handle(sess *Session, data []byte) {
 	if !proto.ValidJID(job.JID) {
 		return
 	}
-	m.mu.Lock()
-	if _, dup := m.seen[job.JID]; dup {
-		m.mu.Unlock()
+	// A job older than the catch-up window (or as far in the future) is a
+	// replay or too late to matter.
+	if age := time.Since(time.Unix(0, job.TS)); age > m.window || age < -m.window {
+		m.log.Warn("refused job outside the catch-up window", "jid", job.JID, "age", age.Round(time.Second))
 		return
 	}
-	now := time.Now()
-	m.seen[job.JID] = now
-	if len(m.seen) > 4096 {
-		for j, t := range m.seen {
-			if now.Sub(t) > time.Hour {
-				delete(m.seen, j)
-			}
-		}
+	first, err := m.jobs.take(job.JID)
+	if err != nil {
+		// Without a record the job could run twice after a restart.
+		m.log.Error("recording job; not running it", "jid", job.JID, "err", err)
+		return
 	}
+	if !first {
+		return
+	}
+	m.mu.Lock()
 	if job.TS > m.last {
 		m.last = job.TS
 	}
@@ -257,40 +282,88 @@ func (m *Minion) handle(sess *Session, data []byte) {
 		m.sem <- struct{}{}
 		defer func() { <-m.sem }()
 		m.log.Debug("running job", "jid", job.JID, "fun", job.Fun)
-		ret := sess.Execute(job)
-		m.sendReturn(sess.Conn, ret)
+		m.finish(sess.Conn, sess.Execute(job))
 	}()
 }
 
-// sendReturn stores a return in JetStream, retrying until it is
-// acknowledged (across a master restart) or a day has passed.
-func (m *Minion) sendReturn(c *Conn, ret proto.Return) {
-	data, err := json.Marshal(ret)
+// finish signs a return and sends it.
+func (m *Minion) finish(c *Conn, ret proto.Return) {
+	signed, err := proto.Sign(m.o.Key, ret)
 	if err != nil {
-		m.log.Error("encoding return", "err", err)
+		m.log.Error("signing return", "jid", ret.JID, "err", err)
 		return
 	}
-	subj := proto.ReturnSubject(ret.JID, m.id)
+	m.sendReturn(c, ret.JID, signed, false)
+}
+
+// recover runs once after the first connection: it sends the returns a
+// previous run of the minion could not deliver, and for each job that
+// run took but did not finish (it stopped mid-job), a failed return
+// saying so: such a job is not run again.
+func (m *Minion) recover(sess *Session) {
+	for _, jid := range m.jobs.interrupted() {
+		m.log.Warn("job interrupted by a restart; not running it again", "jid", jid)
+		ret := proto.Return{
+			V: proto.Version, JID: jid, ID: m.id,
+			Return:  proto.ValueJSON{V: "ERROR: the minion stopped while running this job; it was not run again"},
+			Retcode: 1, TS: time.Now().UnixNano(),
+		}
+		m.wg.Add(1)
+		go func() { defer m.wg.Done(); m.finish(sess.Conn, ret) }()
+	}
+	for _, jid := range m.jobs.pendingJIDs() {
+		signed, err := m.jobs.pending(jid)
+		if err != nil {
+			continue
+		}
+		m.wg.Add(1)
+		go func() { defer m.wg.Done(); m.sendReturn(sess.Conn, jid, signed, true) }()
+	}
+}
+
+// sendReturn hands a signed return to the master, retrying until the
+// master answers (across a master restart) or a day has passed. A return
+// the master refuses is not retried; one it already holds counts as sent.
+// Unless kept (it comes from the journal), the return is written to the
+// journal only when the first attempt fails: the common case costs no
+// file write, and a minion killed during that first attempt reports the
+// job as interrupted after its restart rather than running it again.
+func (m *Minion) sendReturn(c *Conn, jid string, signed []byte, kept bool) {
 	deadline := time.Now().Add(24 * time.Hour)
 	backoff := 200 * time.Millisecond
 	for time.Now().Before(deadline) {
-		msg, err := c.NC.Request(subj, data, 10*time.Second)
-		if err == nil {
-			var ack struct {
-				Error *struct {
-					Description string `json:"description"`
-				} `json:"error"`
-			}
-			if json.Unmarshal(msg.Data, &ack) == nil && ack.Error == nil {
-				return
-			}
-			err = fmt.Errorf("store refused the return: %s", msg.Data)
-		}
-		if errors.Is(err, nats.ErrConnectionClosed) {
+		err := c.Request(proto.ReqReturn, json.RawMessage(signed), nil, 10*time.Second)
+		var me *MasterError
+		switch {
+		case err == nil, errors.As(err, &me) && me.Msg == proto.ErrDuplicateReturn.Error():
+			m.markDone(jid)
+			return
+		case errors.As(err, &me):
+			m.log.Error("the master refused the return", "jid", jid, "err", err)
+			m.markDone(jid)
 			return
 		}
-		m.log.Warn("storing return failed; retrying", "jid", ret.JID, "err", err)
-		time.Sleep(backoff)
+		if !kept {
+			kept = true
+			if perr := m.jobs.setPending(jid, signed); perr != nil {
+				m.log.Warn("keeping a return on disk", "jid", jid, "err", perr)
+			}
+		}
+		if errors.Is(err, nats.ErrConnectionClosed) {
+			return // kept in the journal: sent after the next start
+		}
+		m.log.Warn("sending return failed; retrying", "jid", jid, "err", err)
+		select {
+		case <-time.After(backoff):
+		case <-m.closed:
+			return
+		}
 		backoff = min(backoff*2, 5*time.Second)
+	}
+}
+
+func (m *Minion) markDone(jid string) {
+	if err := m.jobs.done(jid); err != nil {
+		m.log.Warn("recording a sent return", "jid", jid, "err", err)
 	}
 }

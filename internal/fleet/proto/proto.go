@@ -8,6 +8,7 @@
 //
 //	brine.keyreq                 key requests from minions not yet accepted
 //	brine.job.<tok>.<jid>        a job for one minion (master -> minion)
+//	brine.all.<jid>              a job for every accepted minion
 //	brine.req.<tok>.<kind>       minion requests (hello, pillar, files, catchup,
 //	                             return)
 //	$KV.BRINE_RET.<jid>.<tok>    a return, stored in JetStream by the master
@@ -104,6 +105,13 @@ func JobSubject(id, jid string) string { return Prefix + ".job." + Token(id) + "
 
 // JobWildcard is what minion id subscribes to.
 func JobWildcard(id string) string { return Prefix + ".job." + Token(id) + ".>" }
+
+// BroadcastSubject is the subject of job jid when it targets every
+// accepted minion; BroadcastWildcard is what every minion subscribes to.
+func BroadcastSubject(jid string) string { return Prefix + ".all." + jid }
+
+// BroadcastWildcard matches every broadcast job.
+const BroadcastWildcard = Prefix + ".all.*"
 
 // ReqSubject is the subject of a request of kind from minion id.
 func ReqSubject(id, kind string) string { return Prefix + ".req." + Token(id) + "." + kind }

@@ -110,15 +110,7 @@ func (d *DB) Users() ([]User, error) {
 // User returns the user name, ok false when there is none.
 func (d *DB) User(name string) (User, bool, error) {
 	us, err := d.Users()
-	if err != nil {
-		return User{}, false, err
-	}
-	for _, u := range us {
-		if u.Name == name {
-			return u, true, nil
-		}
-	}
-	return User{}, false, nil
+	return first(us, err, func(u User) bool { return u.Name == name })
 }
 
 // Groups returns every group, in file order.
@@ -141,29 +133,27 @@ func (d *DB) Groups() ([]Group, error) {
 // Group returns the group name, ok false when there is none.
 func (d *DB) Group(name string) (Group, bool, error) {
 	gs, err := d.Groups()
-	if err != nil {
-		return Group{}, false, err
-	}
-	for _, g := range gs {
-		if g.Name == name {
-			return g, true, nil
-		}
-	}
-	return Group{}, false, nil
+	return first(gs, err, func(g Group) bool { return g.Name == name })
 }
 
 // GroupByGID returns the first group with gid.
 func (d *DB) GroupByGID(gid int64) (Group, bool, error) {
 	gs, err := d.Groups()
+	return first(gs, err, func(g Group) bool { return g.GID == gid })
+}
+
+// first returns the first of items that match accepts, passing err on.
+func first[T any](items []T, err error, match func(T) bool) (T, bool, error) {
+	var zero T
 	if err != nil {
-		return Group{}, false, err
+		return zero, false, err
 	}
-	for _, g := range gs {
-		if g.GID == gid {
-			return g, true, nil
+	for _, it := range items {
+		if match(it) {
+			return it, true, nil
 		}
 	}
-	return Group{}, false, nil
+	return zero, false, nil
 }
 
 // UserGroups returns the names of the groups of user: the primary group

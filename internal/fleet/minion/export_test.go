@@ -1,0 +1,4 @@
+package minion
+
+// JournalFile is the job journal's file name under cachedir.
+const JournalFile = journalFile

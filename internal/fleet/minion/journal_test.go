@@ -1,0 +1,73 @@
+package minion
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"brine/internal/fleet/proto"
+)
+
+func TestJournal(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	fresh := func(ago time.Duration) string { return proto.NewJID(now.Add(-ago)) }
+	old, a, b, c, d := fresh(time.Hour), fresh(3*time.Second), fresh(2*time.Second), fresh(time.Second), fresh(0)
+	// A previous run: old expired, a done, b taken, c pending, a torn line.
+	if err := os.MkdirAll(filepath.Join(dir, pendingDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	journal := old + " taken\n" + a + " taken\n" + b + " taken\n" + a + " done\n" + c + " taken\n" + "2026"
+	if err := os.WriteFile(filepath.Join(dir, journalFile), []byte(journal), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, pendingDir, c+".json"), []byte(`{}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j, err := openJournal(dir, 10*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		jid   string
+		first bool
+	}{{a, false}, {b, false}, {c, false}, {d, true}, {d, false}} {
+		first, err := j.take(tc.jid)
+		if err != nil || first != tc.first {
+			t.Errorf("take(%s) = %v, %v; want %v", tc.jid, first, err, tc.first)
+		}
+	}
+	if _, kept := j.taken[old]; kept {
+		t.Errorf("an entry older than twice the window was kept")
+	}
+	if got := j.interrupted(); !reflect.DeepEqual(got, []string{b, d}) {
+		t.Errorf("interrupted = %v", got)
+	}
+	if got := j.pendingJIDs(); !reflect.DeepEqual(got, []string{c}) {
+		t.Errorf("pending = %v", got)
+	}
+	if err := j.done(c); err != nil {
+		t.Fatal(err)
+	}
+	if got := j.pendingJIDs(); len(got) != 0 {
+		t.Errorf("pending after done = %v", got)
+	}
+	// Reopened, the journal keeps what it learnt.
+	j2, err := openJournal(dir, 10*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(j2.taken, j.taken) {
+		t.Errorf("reopened: %v, want %v", j2.taken, j.taken)
+	}
+	// In memory only, the same rules hold.
+	m, _ := openJournal("", time.Minute)
+	if first, _ := m.take(d); !first {
+		t.Error("memory journal: first take refused")
+	}
+	if first, _ := m.take(d); first {
+		t.Error("memory journal: second take accepted")
+	}
+}

@@ -26,7 +26,7 @@ var layer = map[string]int{
 	"renderers": 6, "modules": 6, "states": 6, "outputters": 6,
 	"pillar": 7, "compile": 7, "engine": 7,
 	"highstate": 8,
-	"fleet":     9, "builtin": 9, "check": 9,
+	"fleet":     9, "builtin": 9, "check": 9, "graph": 9,
 	"cli": 10,
 	"e2e": 11, // tests only: they build and run cmd/brine
 }

@@ -133,12 +133,13 @@ func (r *runner) call(low *value.Map, chunks []*value.Map, running *value.Map, r
 			})
 		}
 		if res, ok := ret.Get("result"); !ok || res == false {
-			if err := r.formatSlots(args); err != nil {
+			c := r.newCall(f, args, low, chunks, running, test)
+			if gc := r.globalConditions(full, state, get(low, "name")); gc != nil {
+				ret = gc
+			} else if err := r.formatSlots(args); err != nil {
 				ret = exceptionRet(low, args, err.Error())
 				return
-			}
-			c := r.newCall(f, args, low, chunks, running, test)
-			if !truthy(low, "__prereq__") && truthy(low, "parallel") {
+			} else if !truthy(low, "__prereq__") && truthy(low, "parallel") {
 				ret = r.callParallel(c, low)
 			} else {
 				out, err := runFunc(c)
@@ -167,6 +168,9 @@ func (r *runner) call(low *value.Map, chunks []*value.Map, running *value.Map, r
 	ret.Set("__sls__", get(low, "__sls__"))
 	ret.Set("__run_num__", r.nextRunNum())
 	r.done++
+	if r.opts.Refresh != nil {
+		r.opts.Refresh(low, ret)
+	}
 	end := r.now()
 	ret.Set("start_time", isoTime(start))
 	ret.Set("duration", durationMS(end.Sub(start)))

@@ -55,6 +55,10 @@ type RunOptions struct {
 	// StateRunsDisabled are fnmatch patterns of "mod.fun" names that must
 	// not run (the grain state_runs_disabled).
 	StateRunsDisabled []string
+	// Refresh, when set, is called after each state function with its
+	// chunk and result (Salt's State.check_refresh: reload_pillar,
+	// reload_grains, reload_modules).
+	Refresh func(low, ret *value.Map)
 }
 
 // ErrRender is returned for requisite data Salt rejects with a

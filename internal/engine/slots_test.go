@@ -113,3 +113,39 @@ func TestFormatSlots(t *testing.T) {
 		}
 	}
 }
+
+func TestGlobalConditions(t *testing.T) {
+	tests := []struct {
+		conds string // JSON of global_state_conditions
+		full  string
+		skip  bool
+	}{
+		{`{}`, "test.nop", false},
+		{`{"*": ["G@os:Debian"]}`, "test.nop", false},
+		{`{"*": ["G@os:RedHat"]}`, "test.nop", true},
+		{`{"*": "G@os:RedHat"}`, "test.nop", true},
+		{`{"test": ["G@os:RedHat"]}`, "test.nop", true},
+		{`{"test.nop": ["G@os:RedHat", "minion"]}`, "test.nop", false},
+		{`{"test.nop": ["G@os:RedHat"]}`, "test.fail_without_changes", false},
+		{`{"pkg": ["G@os:RedHat"]}`, "test.nop", false},
+		{`{"*": []}`, "test.nop", false},
+	}
+	for _, tt := range tests {
+		conds, err := value.FromJSON([]byte(tt.conds))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := execmod.NewContext()
+		ex.Opts = value.MapOf("id", "minion", "global_state_conditions", conds)
+		ex.Grains = value.MapOf("os", "Debian")
+		r := newRunner(nil, RunOptions{Env: &statemod.Env{Exec: ex}})
+		state, _, _ := strings.Cut(tt.full, ".")
+		got := r.globalConditions(tt.full, state, "n")
+		if (got != nil) != tt.skip {
+			t.Errorf("%s for %s: skip = %v, want %v", tt.conds, tt.full, got != nil, tt.skip)
+		}
+		if got != nil && get(got, "result") != nil {
+			t.Errorf("result = %v, want None", get(got, "result"))
+		}
+	}
+}

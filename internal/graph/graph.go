@@ -28,7 +28,7 @@ var Kinds = []string{
 
 // Chunk is one low chunk of the graph.
 type Chunk struct {
-	Index              int
+	Index          int
 	ID, State, Fun string
 	Name, SLS, Env string
 	Tag            string

@@ -173,6 +173,17 @@ func (g *Graph) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	// tabwriter pads an empty last column: drop the trailing blanks.
+	text := b.String()
+	b.Reset()
+	for _, l := range strings.SplitAfter(text, "\n") {
+		if body, ok := strings.CutSuffix(l, "\n"); ok {
+			b.WriteString(strings.TrimRight(body, " "))
+			b.WriteByte('\n')
+		} else {
+			b.WriteString(l)
+		}
+	}
 	for _, n := range g.cycleNotes() {
 		b.WriteString(n + "\n")
 	}

@@ -36,6 +36,8 @@ type Run struct {
 	// Render renders one file; nil means the render pipeline (render.Render
 	// with the run's options). Tests set a plain YAML renderer.
 	Render func(data []byte, path, source, saltenv, sls string) (any, error)
+
+	kwargs *value.Map // the call's keyword arguments
 }
 
 func optString(opts *value.Map, key, def string) string {
@@ -102,7 +104,11 @@ func NewRun(ctx *execmod.Context, kwargs *value.Map) *Run {
 	}
 	roots := fileserver.New(optMap(opts, "file_roots"))
 	id := optString(opts, "id", "")
+	if kwargs == nil {
+		kwargs = value.NewMap(0)
+	}
 	r := &Run{
+		kwargs:  kwargs,
 		Ctx:     ctx,
 		Opts:    opts,
 		Saltenv: saltenv,

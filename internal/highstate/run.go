@@ -1,6 +1,7 @@
 package highstate
 
 import (
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -171,8 +172,45 @@ func (r *Run) runOptions(test bool) engine.RunOptions {
 		Env:                &statemod.Env{Exec: r.Ctx},
 		DisabledRequisites: optStrings(r.Opts, "disabled_requisites"),
 		StateRunsDisabled:  disabledRuns,
+		Refresh:            r.refresh,
 	}
 	return opts
+}
+
+// refresh is the reload_pillar part of Salt's State.check_refresh: a
+// state with reload_pillar that changed something recompiles the pillar
+// the later states see (Salt reloads its modules with it).
+func (r *Run) refresh(low, ret *value.Map) {
+	if v, _ := low.Get("reload_pillar"); !value.Truthy(v) {
+		return
+	}
+	if v, _ := ret.Get("changes"); !value.Truthy(v) {
+		return
+	}
+	svc, ok := r.Ctx.Service("pillar").(pillarCompiler)
+	if !ok {
+		return
+	}
+	var override *value.Map
+	if v, ok := r.kwargs.Get("pillar"); ok {
+		override, _ = v.(*value.Map)
+	}
+	pillarenv, _ := r.Opts.Get("pillarenv")
+	if v, ok := r.kwargs.Get("pillarenv"); ok && value.Truthy(v) {
+		pillarenv = v
+	}
+	penv := ""
+	if pillarenv != nil {
+		penv = value.Str(pillarenv)
+	}
+	opts := r.Opts.Copy()
+	opts.Set("pillarenv", strOrNil(pillarenv))
+	fresh, err := svc.Compile(opts, r.Ctx.Grains, optString(r.Opts, "id", ""), r.Saltenv, penv, override, nil)
+	if err != nil {
+		slog.Warn("reload_pillar failed", "err", err)
+		return
+	}
+	r.Ctx.Pillar = fresh
 }
 
 // Live progress starts after progressDelay and redraws at most every

@@ -4,6 +4,7 @@ package modules
 // and slsutil.deserialize reach by name (json, yaml, python).
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -74,7 +75,7 @@ func serializerFunc(name, fn string) (func(any, *value.Map) (any, error), error)
 
 // unexpectedOption is the TypeError Python raises for an option the
 // underlying library does not take.
-func unexpectedOption(opts *value.Map, known ...string) error {
+func unexpectedOption(fun string, opts *value.Map, known ...string) error {
 	var bad string
 	opts.Range(func(k, _ any) bool {
 		ks := execmod.String(k)
@@ -89,11 +90,11 @@ func unexpectedOption(opts *value.Map, known ...string) error {
 	if bad == "" {
 		return nil
 	}
-	return serializationError("__init__() got an unexpected keyword argument '%s'", bad)
+	return serializationError("%s() got an unexpected keyword argument '%s'", fun, bad)
 }
 
 func serializeJSON(obj any, opts *value.Map) (any, error) {
-	if err := unexpectedOption(opts, "indent", "sort_keys", "ensure_ascii", "separators"); err != nil {
+	if err := unexpectedOption("__init__", opts, "indent", "sort_keys", "ensure_ascii", "separators"); err != nil {
 		return nil, err
 	}
 	o := value.JSONOptions{Indent: -1}
@@ -147,13 +148,16 @@ func deserializeJSON(in any, _ *value.Map) (any, error) {
 	}
 	v, err := value.FromJSON([]byte(s))
 	if err != nil {
+		if msg := pyJSONSyntaxError(s); msg != "" {
+			return nil, deserializationError("%s", msg)
+		}
 		return nil, deserializationError("%s", err.Error())
 	}
 	return v, nil
 }
 
 func serializeYAML(obj any, opts *value.Map) (any, error) {
-	if err := unexpectedOption(opts, "default_flow_style", "indent", "width", "allow_unicode",
+	if err := unexpectedOption("dump_all", opts, "default_flow_style", "indent", "width", "allow_unicode",
 		"explicit_start", "explicit_end", "sort_keys", "line_break", "Dumper"); err != nil {
 		return nil, err
 	}
@@ -202,8 +206,14 @@ func deserializeYAML(in any, _ *value.Map) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := yamlload.SafeLoad([]byte(s), "<unicode string>")
+	v, err := yamlload.SafeLoad([]byte(s), yamlload.StreamName)
 	if err != nil {
+		// A scanner error from libyaml carries no buffer, and its wording is
+		// not in Salt's ERROR_MAP: Salt reports only this.
+		var ye *yamlload.Error
+		if errors.As(err, &ye) && ye.Kind == yamlload.ScannerError {
+			return nil, deserializationError("Unknown yaml render error")
+		}
 		return nil, deserializationError("%s", err.Error())
 	}
 	return v, nil
@@ -212,7 +222,7 @@ func deserializeYAML(in any, _ *value.Map) (any, error) {
 // serializePython is salt.serializers.python: pprint.pformat of the data
 // after a JSON round trip (so tuples are lists and keys strings).
 func serializePython(obj any, opts *value.Map) (any, error) {
-	if err := unexpectedOption(opts, "width", "indent", "depth", "compact", "sort_dicts"); err != nil {
+	if err := unexpectedOption("pformat", opts, "width", "indent", "depth", "compact", "sort_dicts"); err != nil {
 		return nil, err
 	}
 	data, err := value.FromJSON([]byte(value.ToJSON(obj, value.JSONOptions{Indent: -1})))

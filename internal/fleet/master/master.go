@@ -174,9 +174,9 @@ func (m *Master) Start() error {
 		if err := m.startServer(pub); err != nil {
 			return err
 		}
-		if m.tlsCA != "" {
-			copts = append(copts, nats.RootCAs(m.tlsCA))
-		}
+		// The master talks to its own server in process: no socket, no
+		// TLS, for the connection every request and return goes through.
+		copts = append(copts, nats.InProcessServer(m.ns))
 		nc, err := nats.Connect(m.url, copts...)
 		if err != nil {
 			m.ns.Shutdown()

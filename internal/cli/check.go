@@ -4,20 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 
 	"github.com/spf13/pflag"
 
 	"brine/internal/check"
-	"brine/internal/config"
 	"brine/internal/diag"
 	"brine/internal/execmod"
-	"brine/internal/fileserver"
-	"brine/internal/grains"
-	"brine/internal/pillar"
 	"brine/internal/value"
-	"brine/internal/yamlload"
 )
 
 // Exit codes of brine check.
@@ -33,23 +27,17 @@ const (
 // only with --strict, 2 for errors (and for usage errors).
 func Check(args []string, stdout, stderr io.Writer) int {
 	var (
-		configDir, saltenv, id, grainsFile, fileRoot, format, logLevel string
-		pillarRoots                                                    []string
-		strict, noColor, forceColor                                    bool
+		opts                        treeOptions
+		format                      string
+		strict, noColor, forceColor bool
 	)
 	fs := pflag.NewFlagSet("brine check", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVarP(&configDir, "config-dir", "c", "/etc/salt", "directory holding the minion config file")
-	fs.StringVar(&saltenv, "saltenv", "", "check only this environment (and the SLS given in it)")
-	fs.StringVar(&id, "id", "", "minion id the top file is matched for")
-	fs.StringVar(&grainsFile, "grains-file", "", "YAML or JSON file of grains to use instead of collecting them")
-	fs.StringVar(&fileRoot, "file-root", "", "set file_roots to {base: [DIR]}")
-	fs.StringArrayVar(&pillarRoots, "pillar-root", nil, "set pillar_roots to {base: [DIR, ...]} (repeatable)")
+	opts.register(fs)
 	fs.StringVar(&format, "format", "text", "output format: text or json")
 	fs.BoolVar(&strict, "strict", false, "exit with status 1 when there are warnings only")
 	fs.BoolVar(&noColor, "no-color", false, "disable coloured output")
 	fs.BoolVar(&forceColor, "force-color", false, "colour the output even when not on a terminal")
-	fs.StringVarP(&logLevel, "log-level", "l", "quiet", "console log level")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: brine check [options] [SLS ...]\n\nRender and compile the state tree and report every problem found.\n\nOptions:")
 		fs.PrintDefaults()
@@ -64,67 +52,16 @@ func Check(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "brine check: unknown format %q (text or json)\n", format)
 		return checkErrors
 	}
-	overrides := value.MapOf("file_client", "local", "local", true)
-	if id != "" {
-		overrides.Set("id", id)
-	}
-	if fileRoot != "" {
-		overrides.Set("file_roots", value.MapOf("base", value.NewList(absPath(fileRoot))))
-	}
-	if len(pillarRoots) > 0 {
-		l := value.NewList()
-		for _, p := range pillarRoots {
-			l.Append(absPath(p))
-		}
-		overrides.Set("pillar_roots", value.MapOf("base", l))
-	}
-	if saltenv != "" {
-		overrides.Set("saltenv", saltenv)
-	}
-	cfg, err := config.Load(configDir, overrides)
+	cfg, err := opts.config(stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return checkErrors
 	}
-	setupLogging(logLevel, stderr)
-	if cfg.ID() == "" {
-		host, _ := os.Hostname()
-		cfg.Set("id", host)
+	ctx, svc, err := opts.context(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "brine check: %v\n", err)
+		return checkErrors
 	}
-	ctx := execmod.NewContext()
-	ctx.Opts = cfg.Opts()
-	if grainsFile != "" {
-		raw, err := os.ReadFile(grainsFile)
-		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return checkErrors
-		}
-		v, err := yamlload.SafeLoad(raw, grainsFile)
-		g, ok := v.(*value.Map)
-		if err != nil || !ok && v != nil {
-			fmt.Fprintf(stderr, "brine check: %s: not a mapping of grains: %v\n", grainsFile, err)
-			return checkErrors
-		}
-		if g == nil {
-			g = value.NewMap(0)
-		}
-		if !g.Has("id") {
-			g.Set("id", cfg.ID())
-		}
-		ctx.Grains = g
-	} else {
-		g, gerr := grains.Collect(cfg.Opts())
-		if gerr != nil {
-			slog.Warn(fmt.Sprintf("Bad syntax in grains file! Skipping. (%s)", gerr))
-		}
-		ctx.Grains = g
-	}
-	ctx.Saltenv = cfg.Saltenv()
-	ctx.Pillarenv = cfg.Pillarenv()
-	ctx.Files = &execmod.CachedFiles{Src: fileserver.New(cfg.Map("file_roots")), Cachedir: cfg.Cachedir()}
-	ctx.SetService("config", cfg)
-	svc := pillar.Service{Renderers: pillar.Renderers{Salt: ctx.Callable, Services: map[string]any{"execmod": ctx}}}
-	ctx.SetService("pillar", svc)
 	var pre diag.Diagnostics
 	pil, err := compilePillar(nil, ctx, svc, cfg)
 	if err != nil {
@@ -137,7 +74,7 @@ func Check(args []string, stdout, stderr io.Writer) int {
 		return checkErrors
 	}
 	cwd, _ := os.Getwd()
-	res := check.Run(check.Options{Ctx: ctx, SLS: fs.Args(), Saltenv: saltenv, BaseDir: cwd})
+	res := check.Run(check.Options{Ctx: ctx, SLS: fs.Args(), Saltenv: opts.saltenv, BaseDir: cwd})
 	ds := append(pre, res.Diags...)
 
 	if format == "json" {

@@ -4,21 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"brine/internal/config"
 	"brine/internal/execmod"
-	"brine/internal/fileserver"
-	"brine/internal/grains"
 	"brine/internal/graph"
 	"brine/internal/highstate"
-	"brine/internal/pillar"
 	"brine/internal/value"
-	"brine/internal/yamlload"
 )
 
 // Graph runs `brine graph`: it compiles the low chunks a state run would
@@ -29,20 +23,14 @@ import (
 // the tree compiles, 2 when it does not (or on a usage error).
 func Graph(args []string, stdout, stderr io.Writer) int {
 	var (
-		configDir, saltenv, id, grainsFile, fileRoot, format, kinds, logLevel string
-		pillarRoots                                                           []string
+		opts          treeOptions
+		format, kinds string
 	)
 	fs := pflag.NewFlagSet("brine graph", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVarP(&configDir, "config-dir", "c", "/etc/salt", "directory holding the minion config file")
-	fs.StringVar(&saltenv, "saltenv", "", "salt environment of the SLS given")
-	fs.StringVar(&id, "id", "", "minion id the top file is matched for")
-	fs.StringVar(&grainsFile, "grains-file", "", "YAML or JSON file of grains to use instead of collecting them")
-	fs.StringVar(&fileRoot, "file-root", "", "set file_roots to {base: [DIR]}")
-	fs.StringArrayVar(&pillarRoots, "pillar-root", nil, "set pillar_roots to {base: [DIR, ...]} (repeatable)")
+	opts.register(fs)
 	fs.StringVar(&format, "format", "text", "output format: dot, text or json")
 	fs.StringVar(&kinds, "kinds", "", "comma-separated requisite kinds to show (default all: "+strings.Join(graph.Kinds, ",")+")")
-	fs.StringVarP(&logLevel, "log-level", "l", "quiet", "console log level")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: brine graph [options] [SLS ...]\n\nShow the requisite graph and predicted run order of a state run without running it.\nWithout SLS, the highstate of the minion is shown.\n\nOptions:")
 		fs.PrintDefaults()
@@ -72,34 +60,12 @@ func Graph(args []string, stdout, stderr io.Writer) int {
 			kindList = append(kindList, k)
 		}
 	}
-	overrides := value.MapOf("file_client", "local", "local", true)
-	if id != "" {
-		overrides.Set("id", id)
-	}
-	if fileRoot != "" {
-		overrides.Set("file_roots", value.MapOf("base", value.NewList(absPath(fileRoot))))
-	}
-	if len(pillarRoots) > 0 {
-		l := value.NewList()
-		for _, p := range pillarRoots {
-			l.Append(absPath(p))
-		}
-		overrides.Set("pillar_roots", value.MapOf("base", l))
-	}
-	if saltenv != "" {
-		overrides.Set("saltenv", saltenv)
-	}
-	cfg, err := config.Load(configDir, overrides)
+	cfg, err := opts.config(stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
-	setupLogging(logLevel, stderr)
-	if cfg.ID() == "" {
-		host, _ := os.Hostname()
-		cfg.Set("id", host)
-	}
-	ctx, err := graphContext(cfg, grainsFile)
+	ctx, err := graphContext(&opts, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "brine graph: %v\n", err)
 		return exitUsage
@@ -134,41 +100,13 @@ func Graph(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// graphContext builds the minion context a compile needs: options, grains
-// (from grainsFile when given), pillar, file server.
-func graphContext(cfg *config.Config, grainsFile string) (*execmod.Context, error) {
-	ctx := execmod.NewContext()
-	ctx.Opts = cfg.Opts()
-	if grainsFile != "" {
-		raw, err := os.ReadFile(grainsFile)
-		if err != nil {
-			return nil, err
-		}
-		v, err := yamlload.SafeLoad(raw, grainsFile)
-		g, ok := v.(*value.Map)
-		if err != nil || !ok && v != nil {
-			return nil, fmt.Errorf("%s: not a mapping of grains: %v", grainsFile, err)
-		}
-		if g == nil {
-			g = value.NewMap(0)
-		}
-		if !g.Has("id") {
-			g.Set("id", cfg.ID())
-		}
-		ctx.Grains = g
-	} else {
-		g, gerr := grains.Collect(cfg.Opts())
-		if gerr != nil {
-			slog.Warn(fmt.Sprintf("Bad syntax in grains file! Skipping. (%s)", gerr))
-		}
-		ctx.Grains = g
+// graphContext builds the minion context a compile needs, pillar
+// included: a pillar that does not compile is an error here.
+func graphContext(opts *treeOptions, cfg *config.Config) (*execmod.Context, error) {
+	ctx, svc, err := opts.context(cfg)
+	if err != nil {
+		return nil, err
 	}
-	ctx.Saltenv = cfg.Saltenv()
-	ctx.Pillarenv = cfg.Pillarenv()
-	ctx.Files = &execmod.CachedFiles{Src: fileserver.New(cfg.Map("file_roots")), Cachedir: cfg.Cachedir()}
-	ctx.SetService("config", cfg)
-	svc := pillar.Service{Renderers: pillar.Renderers{Salt: ctx.Callable, Services: map[string]any{"execmod": ctx}}}
-	ctx.SetService("pillar", svc)
 	pil, err := compilePillar(nil, ctx, svc, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pillar failed to compile: %w", err)

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"brine/internal/config"
+	"brine/internal/execmod"
+	"brine/internal/fileserver"
+	"brine/internal/grains"
+	"brine/internal/pillar"
+	"brine/internal/value"
+	"brine/internal/yamlload"
+)
+
+// treeOptions are the flags the offline tree tools (check, graph) share:
+// where the config and the roots are, and which minion to act as.
+type treeOptions struct {
+	configDir, saltenv, id, grainsFile, fileRoot, logLevel string
+	pillarRoots                                            []string
+}
+
+// register adds the shared flags to fs.
+func (o *treeOptions) register(fs *pflag.FlagSet) {
+	fs.StringVarP(&o.configDir, "config-dir", "c", "/etc/salt", "directory holding the minion config file")
+	fs.StringVar(&o.saltenv, "saltenv", "", "salt environment to use (and of the SLS given)")
+	fs.StringVar(&o.id, "id", "", "minion id the top file is matched for")
+	fs.StringVar(&o.grainsFile, "grains-file", "", "YAML or JSON file of grains to use instead of collecting them")
+	fs.StringVar(&o.fileRoot, "file-root", "", "set file_roots to {base: [DIR]}")
+	fs.StringArrayVar(&o.pillarRoots, "pillar-root", nil, "set pillar_roots to {base: [DIR, ...]} (repeatable)")
+	fs.StringVarP(&o.logLevel, "log-level", "l", "quiet", "console log level")
+}
+
+// config loads the minion config with the flags applied over it, sets up
+// logging, and defaults the id to the host name.
+func (o *treeOptions) config(stderr io.Writer) (*config.Config, error) {
+	overrides := value.MapOf("file_client", "local", "local", true)
+	if o.id != "" {
+		overrides.Set("id", o.id)
+	}
+	if o.fileRoot != "" {
+		overrides.Set("file_roots", value.MapOf("base", value.NewList(absPath(o.fileRoot))))
+	}
+	if len(o.pillarRoots) > 0 {
+		l := value.NewList()
+		for _, p := range o.pillarRoots {
+			l.Append(absPath(p))
+		}
+		overrides.Set("pillar_roots", value.MapOf("base", l))
+	}
+	if o.saltenv != "" {
+		overrides.Set("saltenv", o.saltenv)
+	}
+	cfg, err := config.Load(o.configDir, overrides)
+	if err != nil {
+		return nil, err
+	}
+	setupLogging(o.logLevel, stderr)
+	if cfg.ID() == "" {
+		host, _ := os.Hostname()
+		cfg.Set("id", host)
+	}
+	return cfg, nil
+}
+
+// context builds the minion context a compile needs, all but pillar: the
+// options, grains (read from the grains file when one is given, else
+// collected), the file server and the pillar service to compile with.
+func (o *treeOptions) context(cfg *config.Config) (*execmod.Context, pillar.Service, error) {
+	ctx := execmod.NewContext()
+	ctx.Opts = cfg.Opts()
+	if o.grainsFile != "" {
+		g, err := readGrainsFile(o.grainsFile)
+		if err != nil {
+			return nil, pillar.Service{}, err
+		}
+		if !g.Has("id") {
+			g.Set("id", cfg.ID())
+		}
+		ctx.Grains = g
+	} else {
+		g, gerr := grains.Collect(cfg.Opts())
+		if gerr != nil {
+			slog.Warn(fmt.Sprintf("Bad syntax in grains file! Skipping. (%s)", gerr))
+		}
+		ctx.Grains = g
+	}
+	ctx.Saltenv = cfg.Saltenv()
+	ctx.Pillarenv = cfg.Pillarenv()
+	ctx.Files = &execmod.CachedFiles{Src: fileserver.New(cfg.Map("file_roots")), Cachedir: cfg.Cachedir()}
+	ctx.SetService("config", cfg)
+	svc := pillar.Service{Renderers: pillar.Renderers{Salt: ctx.Callable, Services: map[string]any{"execmod": ctx}}}
+	ctx.SetService("pillar", svc)
+	return ctx, svc, nil
+}
+
+// readGrainsFile reads a YAML (or JSON) mapping of grains.
+func readGrainsFile(path string) (*value.Map, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	v, err := yamlload.SafeLoad(raw, path)
+	g, ok := v.(*value.Map)
+	if err != nil || !ok && v != nil {
+		return nil, fmt.Errorf("%s: not a mapping of grains: %v", path, err)
+	}
+	if g == nil {
+		g = value.NewMap(0)
+	}
+	return g, nil
+}

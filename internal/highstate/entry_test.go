@@ -327,3 +327,48 @@ func TestLockSaltenv(t *testing.T) {
 		}
 	}
 }
+
+// fakePillar counts compiles and returns {"n": count}.
+type fakePillar struct{ n int64 }
+
+func (f *fakePillar) Compile(opts, grains *value.Map, minionID, saltenv, pillarenv string, override, previous *value.Map) (*value.Map, error) {
+	f.n++
+	return value.MapOf("n", f.n), nil
+}
+
+func TestReloadPillar(t *testing.T) {
+	tests := []struct {
+		fun    string
+		reload bool
+		want   any // pillar n seen by the second state
+	}{
+		{"succeed_with_changes", true, int64(1)},
+		{"succeed_without_changes", true, nil}, // no changes: no reload
+		{"succeed_with_changes", false, nil},
+	}
+	for _, tt := range tests {
+		ctx := entryContext(t)
+		ctx.SetService("pillar", &fakePillar{})
+		first := value.MapOf("test", value.NewList(tt.fun, value.MapOf("order", int64(1))))
+		if tt.reload {
+			l, _ := first.Get("test")
+			l.(*value.List).Append(value.MapOf("reload_pillar", true))
+		}
+		high := value.MapOf(
+			"first", first,
+			"second", value.MapOf("test", value.NewList("configurable_test_state", value.MapOf("comment", "__slot__:salt:pillar.get(n)"), value.MapOf("order", int64(2)))),
+		)
+		ret, err := ctx.Call("state.high", []any{high}, kw())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := get(get(ret, "test_|-second_|-second_|-configurable_test_state"), "comment")
+		want := tt.want
+		if want == nil {
+			want = ""
+		}
+		if !value.Equal(got, want) {
+			t.Errorf("%s reload=%v: second saw %s, want %s", tt.fun, tt.reload, value.Repr(got), value.Repr(want))
+		}
+	}
+}

@@ -177,7 +177,7 @@ func (m *Master) Start() error {
 		// The master talks to its own server in process: no socket, no
 		// TLS, for the connection every request and return goes through.
 		copts = append(copts, nats.InProcessServer(m.ns))
-		nc, err := nats.Connect(m.url, copts...)
+		nc, err := nats.Connect("nats://in-process", copts...)
 		if err != nil {
 			m.ns.Shutdown()
 			return fmt.Errorf("connecting to the embedded server: %w", err)

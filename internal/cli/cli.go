@@ -20,10 +20,7 @@ import (
 
 	"brine/internal/config"
 	"brine/internal/execmod"
-	"brine/internal/fileserver"
-	"brine/internal/grains"
 	"brine/internal/output"
-	"brine/internal/pillar"
 	"brine/internal/value"
 	"brine/internal/yamlload"
 )
@@ -234,20 +231,8 @@ func Call(args []string, stdout, stderr io.Writer) int {
 		cfg.Set("id", host)
 	}
 
-	ctx := execmod.NewContext()
-	ctx.Opts = cfg.Opts()
-	g, gerr := grains.Collect(cfg.Opts())
-	if gerr != nil {
-		slog.Warn(fmt.Sprintf("Bad syntax in grains file! Skipping. (%s)", gerr))
-	}
-	ctx.Grains = g
-	ctx.Saltenv = cfg.Saltenv()
-	ctx.Pillarenv = cfg.Pillarenv()
+	ctx, svc := newContext(cfg, collectGrains(cfg))
 	ctx.Test = cfg.Test()
-	ctx.Files = &execmod.CachedFiles{Src: fileserver.New(cfg.Map("file_roots")), Cachedir: cfg.Cachedir()}
-	ctx.SetService("config", cfg)
-	svc := pillar.Service{Renderers: pillar.Renderers{Salt: ctx.Callable, Services: map[string]any{"execmod": ctx}}}
-	ctx.SetService("pillar", svc)
 	// Fleet mode (minion.go): without --local, a minion talks to its master.
 	sess, closeSess, err := remoteSession(f.local, cfg, ctx.Grains)
 	if err != nil {

@@ -71,31 +71,45 @@ func (o *treeOptions) config(stderr io.Writer) (*config.Config, error) {
 // options, grains (read from the grains file when one is given, else
 // collected), the file server and the pillar service to compile with.
 func (o *treeOptions) context(cfg *config.Config) (*execmod.Context, pillar.Service, error) {
+	if o.grainsFile == "" {
+		ctx, svc := newContext(cfg, collectGrains(cfg))
+		return ctx, svc, nil
+	}
+	g, err := readGrainsFile(o.grainsFile)
+	if err != nil {
+		return nil, pillar.Service{}, err
+	}
+	if !g.Has("id") {
+		g.Set("id", cfg.ID())
+	}
+	ctx, svc := newContext(cfg, g)
+	return ctx, svc, nil
+}
+
+// collectGrains collects the machine's grains with the config's static
+// grains over them; a broken grains file is logged and skipped, as Salt does.
+func collectGrains(cfg *config.Config) *value.Map {
+	g, err := grains.Collect(cfg.Opts())
+	if err != nil {
+		slog.Warn(fmt.Sprintf("Bad syntax in grains file! Skipping. (%s)", err))
+	}
+	return g
+}
+
+// newContext builds the execution context of a minion run from its config
+// and grains: options, environments, the file server, and the services
+// functions reach (config, pillar). Pillar itself is compiled by the caller.
+func newContext(cfg *config.Config, g *value.Map) (*execmod.Context, pillar.Service) {
 	ctx := execmod.NewContext()
 	ctx.Opts = cfg.Opts()
-	if o.grainsFile != "" {
-		g, err := readGrainsFile(o.grainsFile)
-		if err != nil {
-			return nil, pillar.Service{}, err
-		}
-		if !g.Has("id") {
-			g.Set("id", cfg.ID())
-		}
-		ctx.Grains = g
-	} else {
-		g, gerr := grains.Collect(cfg.Opts())
-		if gerr != nil {
-			slog.Warn(fmt.Sprintf("Bad syntax in grains file! Skipping. (%s)", gerr))
-		}
-		ctx.Grains = g
-	}
+	ctx.Grains = g
 	ctx.Saltenv = cfg.Saltenv()
 	ctx.Pillarenv = cfg.Pillarenv()
 	ctx.Files = &execmod.CachedFiles{Src: fileserver.New(cfg.Map("file_roots")), Cachedir: cfg.Cachedir()}
 	ctx.SetService("config", cfg)
 	svc := pillar.Service{Renderers: pillar.Renderers{Salt: ctx.Callable, Services: map[string]any{"execmod": ctx}}}
 	ctx.SetService("pillar", svc)
-	return ctx, svc, nil
+	return ctx, svc
 }
 
 // readGrainsFile reads a YAML (or JSON) mapping of grains.

@@ -372,3 +372,33 @@ func TestReloadPillar(t *testing.T) {
 		}
 	}
 }
+
+func TestPauses(t *testing.T) {
+	ctx := entryContext(t)
+	steps := []struct {
+		fun    string
+		args   []any
+		kwargs *value.Map
+		want   string
+	}{
+		{"state.get_pauses", nil, kw(), "{}"},
+		{"state.pause", []any{int64(123)}, kw("duration", "5"), "None"},
+		{"state.soft_kill", []any{"125", "web"}, kw(), "None"},
+		{"state.resume", []any{"123"}, kw(), "None"},
+		{"state.pause", []any{"124"}, kw(), "None"},
+		{"state.get_pauses", nil, kw(), "{}"}, // no job runs: files go
+	}
+	for _, st := range steps {
+		ret, err := ctx.Call(st.fun, st.args, st.kwargs)
+		if err != nil {
+			t.Fatalf("%s: %v", st.fun, err)
+		}
+		if got := value.Repr(ret); got != st.want {
+			t.Errorf("%s: got %s, want %s", st.fun, got, st.want)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(optString(ctx.Opts, "cachedir", ""), "state_pause"))
+	if len(entries) != 0 {
+		t.Errorf("pause files left: %v", entries)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"brine/internal/engine"
@@ -305,4 +306,163 @@ func runRequest(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 	}
 	_ = os.Remove(requestPath(ctx))
 	return ret, nil
+}
+
+func init() {
+	execmod.Register("state.get_pauses", getPauses, "Get a report on all of the currently paused state runs (none are running under salt-call --local).")
+	execmod.Register("state.pause", statePause, "Set up a state id pause for a running job id.")
+	execmod.Register("state.resume", stateResume, "Remove a pause from a job id.")
+	execmod.Register("state.soft_kill", stateSoftKill, "Set up a state run to die before executing the given state id.")
+}
+
+func pauseDir(ctx *execmod.Context) string {
+	return filepath.Join(optString(ctx.Opts, "cachedir", ""), "state_pause")
+}
+
+// getPauses is state.get_pauses: pause files of jobs no longer running
+// are removed; under salt-call --local no state job is running, so every
+// file goes and the report is empty.
+func getPauses(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	vals, _, err := execmod.Bind("state.get_pauses", args, kwargs, execmod.Opt("jid", nil))
+	if err != nil {
+		return nil, err
+	}
+	dir := pauseDir(ctx)
+	if _, err := os.Stat(dir); err != nil {
+		return value.NewMap(0), nil
+	}
+	var jids []string
+	switch x := vals[0].(type) {
+	case nil:
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			jids = append(jids, e.Name())
+		}
+	case *value.List:
+		for _, j := range x.Items {
+			jids = append(jids, value.Str(j))
+		}
+	default:
+		jids = []string{value.Str(x)}
+	}
+	for _, j := range jids {
+		_ = os.Remove(filepath.Join(dir, filepath.Base(j)))
+	}
+	return value.NewMap(0), nil
+}
+
+// updatePause is Salt's _get_pause followed by a write of the changed
+// pause data of jid.
+func updatePause(ctx *execmod.Context, jid, stateID any, change func(data *value.Map, id string)) error {
+	dir := pauseDir(ctx)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	id := "__all__"
+	if stateID != nil {
+		id = value.Str(stateID)
+	}
+	path := filepath.Join(dir, filepath.Base(value.Str(jid)))
+	data := value.MapOf(id, value.NewMap(0))
+	if raw, err := os.ReadFile(path); err == nil {
+		if v, err := value.FromJSON(raw); err == nil {
+			if m, ok := v.(*value.Map); ok {
+				data = m
+			}
+		}
+	}
+	change(data, id)
+	return os.WriteFile(path, []byte(value.ToJSON(data, value.JSONOptions{})), 0o600)
+}
+
+func pauseEntry(data *value.Map, id string) (*value.Map, error) {
+	v, _ := data.Get(id)
+	m, ok := v.(*value.Map)
+	if !ok {
+		return nil, &execmod.CommandExecutionError{Msg: "KeyError: " + value.Repr(id)}
+	}
+	return m, nil
+}
+
+func statePause(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	vals, _, err := execmod.Bind("state.pause", args, kwargs, execmod.Req("jid"), execmod.Opt("state_id", nil), execmod.Opt("duration", nil))
+	if err != nil {
+		return nil, err
+	}
+	var ferr error
+	err = updatePause(ctx, vals[0], vals[1], func(data *value.Map, id string) {
+		if !value.Truthy(vals[2]) {
+			return
+		}
+		m, err := pauseEntry(data, id)
+		if err != nil {
+			ferr = err
+			return
+		}
+		n, err := pyInt(vals[2])
+		if err != nil {
+			ferr = err
+			return
+		}
+		m.Set("duration", n)
+	})
+	if ferr != nil {
+		return nil, ferr
+	}
+	return nil, err
+}
+
+func stateSoftKill(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	vals, _, err := execmod.Bind("state.soft_kill", args, kwargs, execmod.Req("jid"), execmod.Opt("state_id", nil))
+	if err != nil {
+		return nil, err
+	}
+	var ferr error
+	err = updatePause(ctx, vals[0], vals[1], func(data *value.Map, id string) {
+		m, err := pauseEntry(data, id)
+		if err != nil {
+			ferr = err
+			return
+		}
+		m.Set("kill", true)
+	})
+	if ferr != nil {
+		return nil, ferr
+	}
+	return nil, err
+}
+
+func stateResume(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	vals, _, err := execmod.Bind("state.resume", args, kwargs, execmod.Req("jid"), execmod.Opt("state_id", nil))
+	if err != nil {
+		return nil, err
+	}
+	return nil, updatePause(ctx, vals[0], vals[1], func(data *value.Map, id string) {
+		data.Delete(id)
+		if id == "__all__" {
+			for _, k := range data.Keys() {
+				data.Delete(k)
+			}
+		}
+	})
+}
+
+// pyInt is Python's int() of a number or numeric text.
+func pyInt(v any) (int64, error) {
+	switch x := v.(type) {
+	case int64:
+		return x, nil
+	case bool:
+		if x {
+			return 1, nil
+		}
+		return 0, nil
+	case float64:
+		return int64(x), nil
+	case string:
+		if n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64); err == nil {
+			return n, nil
+		}
+	}
+	return 0, &execmod.CommandExecutionError{Msg: fmt.Sprintf("ValueError: invalid literal for int() with base 10: %s", value.Repr(v))}
 }

@@ -158,9 +158,6 @@ func markWith(body Body, last int) int {
 		case *seqNode:
 			last = markWith(x.Body, last)
 		case *forNode:
-			if x.Cond != nil {
-				last = x.Cond.exprPos()
-			}
 			last = markWith(x.Body, x.P)
 			last = markWith(x.Else, last)
 		case *ifNode:

@@ -538,7 +538,7 @@ func (f *finder) find(path string, out []any) ([]any, error) {
 		}
 		return nil
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
 		err = walk(path, 1)
 	}
 	return out, err

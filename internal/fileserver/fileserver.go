@@ -35,7 +35,36 @@ type Roots struct {
 	real   map[string]string   // root -> its resolved real path (cache)
 
 	dirsReal map[string]string // directory -> resolved real path (cache)
+
+	ignore func(path string) bool // file_ignore_regex/file_ignore_glob; nil: none
+
+	noFollow bool // fileserver_followsymlinks off
+	noLinks  bool // fileserver_ignoresymlinks on
 }
+
+// SetSymlinks sets Salt's fileserver_followsymlinks (descend into
+// symlinked directories when listing; default true) and
+// fileserver_ignoresymlinks (leave links out of listings; default false).
+// Call it before the first lookup.
+func (r *Roots) SetSymlinks(follow, ignore bool) {
+	r.mu.Lock()
+	r.noFollow, r.noLinks = !follow, ignore
+	r.states = map[string][]string{}
+	r.mu.Unlock()
+}
+
+// SetIgnore installs Salt's is_file_ignored test (the file_ignore_regex and
+// file_ignore_glob options): lookups skip a file when ignore(full local
+// path) is true, and listings skip it when ignore(path relative to its root)
+// is, as Salt's roots backend does. Call it before the first lookup.
+func (r *Roots) SetIgnore(ignore func(path string) bool) {
+	r.mu.Lock()
+	r.ignore = ignore
+	r.states = map[string][]string{}
+	r.mu.Unlock()
+}
+
+func (r *Roots) ignored(p string) bool { return r.ignore != nil && r.ignore(p) }
 
 // New builds Roots from a file_roots-style mapping: env -> list of dirs (a
 // single string is one dir). Environments keep the mapping's order.
@@ -205,7 +234,7 @@ func (r *Roots) Find(env, rel string) (string, error) {
 	for _, root := range r.rootsOf(env) {
 		full := filepath.Join(root, filepath.FromSlash(c))
 		st, err := os.Stat(full)
-		if err != nil || !st.Mode().IsRegular() {
+		if err != nil || !st.Mode().IsRegular() || r.ignored(full) {
 			continue
 		}
 		// Only pay for symlink resolution when a link may be involved.
@@ -305,8 +334,12 @@ func (r *Roots) FileList(env string) []string {
 	return out
 }
 
-// walk lists the regular files under root (following symlinks that stay
-// inside it) as slash-separated relative paths.
+// walk lists the files under root as slash-separated relative paths, as
+// Salt's roots backend builds its file list with os.walk: symlinks are
+// listed wherever they point (a broken one too; Find still refuses what
+// resolves outside the root), symlinked directories are descended unless
+// fileserver_followsymlinks is off, and fileserver_ignoresymlinks drops
+// every link.
 func (r *Roots) walk(root string) []string {
 	var out []string
 	var visit func(dir, rel string, depth int)
@@ -326,20 +359,26 @@ func (r *Roots) walk(root string) []string {
 			}
 			mode := e.Type()
 			if mode&fs.ModeSymlink != 0 {
-				if !r.within(root, full) {
+				if r.noLinks {
 					continue
 				}
 				st, err := os.Stat(full)
-				if err != nil {
+				switch {
+				case err != nil:
+					mode = 0 // broken: os.walk lists it with the files
+				case st.IsDir() && r.noFollow:
 					continue
+				default:
+					mode = st.Mode().Type()
 				}
-				mode = st.Mode().Type()
 			}
 			switch {
 			case mode.IsDir():
 				visit(full, erel, depth+1)
-			case mode.IsRegular():
-				out = append(out, erel)
+			default:
+				if !r.ignored(erel) {
+					out = append(out, erel)
+				}
 			}
 		}
 	}

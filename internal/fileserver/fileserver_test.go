@@ -85,8 +85,24 @@ func TestConfinement(t *testing.T) {
 			t.Errorf("Find(%q) err=%v, want ok=%v", tc.rel, err, tc.ok)
 		}
 	}
-	if got := r.ListStates("base"); !reflect.DeepEqual(got, []string{"inside", "ok"}) {
-		t.Errorf("ListStates = %v", got)
+	// Listings show links wherever they point, as Salt's os.walk does;
+	// only Find refuses the outside ones.
+	if err := os.Symlink(filepath.Join(root, "missing"), filepath.Join(root, "broken.sls")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		follow, ignore bool
+		want           []string
+	}{
+		{true, false, []string{"broken", "inside", "ldir.x", "link", "ok"}},
+		{false, false, []string{"broken", "inside", "link", "ok"}},
+		{true, true, []string{"ok"}},
+	} {
+		r := FromDirs(map[string][]string{"base": {root}})
+		r.SetSymlinks(tc.follow, tc.ignore)
+		if got := r.ListStates("base"); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("follow=%v ignore=%v: ListStates = %v, want %v", tc.follow, tc.ignore, got, tc.want)
+		}
 	}
 }
 
@@ -133,4 +149,30 @@ func FuzzConfinement(f *testing.F) {
 			t.Fatalf("%q escaped to %q", rel, p)
 		}
 	})
+}
+
+// TestIgnore pins file_ignore_regex/file_ignore_glob: lookups test the full
+// local path, listings the root-relative one.
+func TestIgnore(t *testing.T) {
+	root := tree(t, map[string]string{"keep.sls": "k", "sub/a.sls": "a", "sub/b.sls": "b", "old.bak.sls": "o"})
+	r := FromDirs(map[string][]string{"base": {root}})
+	r.SetIgnore(func(p string) bool {
+		return strings.HasSuffix(p, "/b.sls") || strings.Contains(p, "bak")
+	})
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{
+		{"keep", true},
+		{"sub.a", true},
+		{"sub.b", false},
+		{"old.bak", false},
+	} {
+		if _, ok := r.ResolveSLS("base", tc.name); ok != tc.ok {
+			t.Errorf("ResolveSLS(%s) ok=%v, want %v", tc.name, ok, tc.ok)
+		}
+	}
+	if got, want := r.ListStates("base"), []string{"keep", "sub.a"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ListStates = %v, want %v", got, want)
+	}
 }

@@ -103,6 +103,8 @@ func NewRun(ctx *execmod.Context, kwargs *value.Map) *Run {
 		saltenv = value.Str(v)
 	}
 	roots := fileserver.New(optMap(opts, "file_roots"))
+	roots.SetIgnore(match.FileIgnore(optStrings(opts, "file_ignore_regex"), optStrings(opts, "file_ignore_glob")))
+	roots.SetSymlinks(optBool(opts, "fileserver_followsymlinks", true), optBool(opts, "fileserver_ignoresymlinks", false))
 	id := optString(opts, "id", "")
 	if kwargs == nil {
 		kwargs = value.NewMap(0)

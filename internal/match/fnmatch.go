@@ -145,3 +145,33 @@ func escClass(r rune) string {
 	}
 	return string(r)
 }
+
+// FileIgnore returns Salt's is_file_ignored test for the file_ignore_regex
+// and file_ignore_glob options: a path is ignored when one regex matches
+// anywhere in it (re.search) or one glob matches all of it (fnmatch). A
+// regex Go cannot compile is skipped. It returns nil when both are empty.
+func FileIgnore(regexes, globs []string) func(path string) bool {
+	var res []*regexp.Regexp
+	for _, r := range regexes {
+		if re, err := regexp.Compile(r); err == nil {
+			res = append(res, re)
+		}
+	}
+	if len(res) == 0 && len(globs) == 0 {
+		return nil
+	}
+	globs = append([]string(nil), globs...)
+	return func(path string) bool {
+		for _, re := range res {
+			if re.MatchString(path) {
+				return true
+			}
+		}
+		for _, g := range globs {
+			if Fnmatch(path, g) {
+				return true
+			}
+		}
+		return false
+	}
+}

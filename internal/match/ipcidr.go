@@ -91,7 +91,10 @@ func parseNetwork(s string) (netip.Prefix, error) {
 	}
 	p, err := netip.ParsePrefix(s)
 	if err != nil {
-		return p, err
+		var ok bool
+		if p, ok = parseMaskedNetwork(s); !ok {
+			return p, err
+		}
 	}
 	if p.Masked() != p {
 		return p, errHostBits
@@ -104,3 +107,39 @@ type hostBitsError struct{}
 func (hostBitsError) Error() string { return "has host bits set" }
 
 var errHostBits error = hostBitsError{}
+
+// parseMaskedNetwork reads the IPv4 forms ip_network also accepts:
+// "10.0.0.0/255.0.0.0" (a netmask) and "10.0.0.0/0.255.255.255" (a
+// hostmask).
+func parseMaskedNetwork(s string) (netip.Prefix, bool) {
+	host, mask, _ := strings.Cut(s, "/")
+	a, err := netip.ParseAddr(host)
+	if err != nil || !a.Is4() {
+		return netip.Prefix{}, false
+	}
+	m, err := netip.ParseAddr(mask)
+	if err != nil || !m.Is4() {
+		return netip.Prefix{}, false
+	}
+	b := m.As4()
+	bits := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+	if n, ok := maskLen(bits); ok {
+		return netip.PrefixFrom(a, n), true
+	}
+	if n, ok := maskLen(^bits); ok {
+		return netip.PrefixFrom(a, n), true
+	}
+	return netip.Prefix{}, false
+}
+
+// maskLen is the prefix length of a netmask made of leading ones.
+func maskLen(bits uint32) (int, bool) {
+	n := 0
+	for n < 32 && bits&(1<<(31-n)) != 0 {
+		n++
+	}
+	if bits<<n != 0 {
+		return 0, false
+	}
+	return n, true
+}

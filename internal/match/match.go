@@ -158,12 +158,40 @@ func pyRegexp(pat string) *regexp.Regexp {
 		r, _ := re.(*regexp.Regexp)
 		return r
 	}
-	re, err := regexp.Compile(`\A(?:` + pat + `)`)
-	if err != nil {
-		re = nil
+	var re *regexp.Regexp
+	if tr, ok := pyToRE2(pat); ok {
+		var err error
+		if re, err = regexp.Compile(`\A(?:` + tr + `)`); err != nil {
+			re = nil
+		}
 	}
 	reCache.Store(pat, re)
 	return re
+}
+
+// pyToRE2 rewrites the Python escapes RE2 spells differently: \Z (end of
+// string) is RE2's \z, while \z is a bad escape in Python (ok is false).
+func pyToRE2(pat string) (string, bool) {
+	if !strings.Contains(pat, `\Z`) && !strings.Contains(pat, `\z`) {
+		return pat, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(pat); i++ {
+		if pat[i] == '\\' && i+1 < len(pat) {
+			switch pat[i+1] {
+			case 'Z':
+				b.WriteString(`\z`)
+			case 'z':
+				return "", false
+			default:
+				b.WriteString(pat[i : i+2])
+			}
+			i++
+			continue
+		}
+		b.WriteByte(pat[i])
+	}
+	return b.String(), true
 }
 
 func pcreMatch(c *Context, tgt any, _ string) bool {

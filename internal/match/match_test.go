@@ -63,6 +63,11 @@ func TestMatchers(t *testing.T) {
 		{"glob", "db*", false},
 		{"pcre", `web\d+`, true},
 		{"pcre", `eb`, false},
+		{"pcre", `web01\.example\.test\Z`, true}, // Python's \Z is RE2's \z
+		{"pcre", `web01\Z`, false},
+		{"pcre", `web01\z`, false},           // bad escape in Python
+		{"grain_pcre", `os:Debian\Z`, false}, // lower-cased to \z: a bad escape
+		{"grain_pcre", `os:\Debian`, false},  // lower-cased to \d: wants a digit
 		{"list", "web01.example.test,web02", true},
 		{"list", "web02,web01.example.test", true},
 		{"list", "web02,web03", false},
@@ -83,6 +88,14 @@ func TestMatchers(t *testing.T) {
 		{"ipcidr", "192.0.2.10", true},
 		{"ipcidr", "10.0.0.0/8", false},
 		{"ipcidr", "192.0.2.1/24", false},
+		{"ipcidr", "192.0.2.0/255.255.255.0", true},     // netmask form
+		{"ipcidr", "192.0.2.0/0.0.0.255", true},         // hostmask form
+		{"ipcidr", "192.0.2.0/255.0.255.0", false},      // neither: invalid
+		{"ipcidr", "10.0.0.0/255.0.0.0", false},         // valid, no member
+		{"compound", "S@192.0.2.0/255.255.255.0", true}, // valid in compound too
+		{"list", "web02, web01.example.test", false},    // no trimming
+		{"compound", "L@web02, web01.example.test", false},
+		{"compound", "R@%cluster or web*", false}, // no range support: whole expression fails
 		{"nodegroup", "webs", true},
 		{"nodegroup", "debs", true},
 		{"nodegroup", "dbs", false},
@@ -170,4 +183,27 @@ func FuzzFnmatch(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name, pat string) {
 		Fnmatch(name, pat)
 	})
+}
+
+func TestFileIgnore(t *testing.T) {
+	if FileIgnore(nil, nil) != nil {
+		t.Error("FileIgnore(nil, nil) should be nil")
+	}
+	ign := FileIgnore([]string{`/\.git($|/)`, `(`}, []string{"*.bak", "*/tmp/*"})
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"a/.git/config", true},
+		{"a/.github/x.sls", false},
+		{"x.sls.bak", true},
+		{"dir/x.bak", true}, // fnmatch '*' crosses '/'
+		{"a/tmp/b.sls", true},
+		{"tmp/b.sls", false},
+		{"keep.sls", false},
+	} {
+		if got := ign(tc.path); got != tc.want {
+			t.Errorf("ignored(%q) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
 }

@@ -139,6 +139,42 @@ func TestCompile(t *testing.T) {
 			want:  `{"v": "inc"}`,
 		},
 		{
+			name:  "slash name keeps dotted directories",
+			files: map[string]string{"pillar/top.sls": "base:\n  '*': [v1.2/app, v1.app]\n", "pillar/v1.2/app.sls": "a: 1\n", "pillar/v1/app.sls": "b: 1\n"},
+			want:  `{"a": 1, "b": 1}`,
+		},
+		{
+			name:  "relative include matching top-level and sibling",
+			files: map[string]string{"pillar/top.sls": "base:\n  '*': [a.b]\n", "pillar/a/b.sls": "include: [.c]\nab: 1\n", "pillar/c.sls": "c: top\n", "pillar/a/c.sls": "c: sibling\n"},
+			want:  `{"c": "sibling", "ab": 1}`,
+		},
+		{
+			name:  "include defaults naming compile_template arguments",
+			files: map[string]string{"pillar/top.sls": "base:\n  '*': [main]\n", "pillar/main.sls": "include:\n  - a:\n      defaults: {env: prod, x: 1}\n  - b:\n      defaults: {sls: s}\nm: 1\n", "pillar/a.sls": "#!jinja|yaml\na: {{ env is defined }}-{{ x }}\n", "pillar/b.sls": "b: 1\n"},
+			cfg:   `{"pillar_safe_render_error": false}`,
+			// A plain include matches its name twice in Salt (both
+			// fnmatch passes), so the failure is reported twice.
+			want: `{"a": "False-1", "m": 1, "_errors": ["Rendering SLS 'b' failed, render error:\ncompile_template() got multiple values for argument 'sls'", "Rendering SLS 'b' failed, render error:\ncompile_template() got multiple values for argument 'sls'"]}`,
+		},
+		{
+			name:  "non-utf8 sls",
+			files: map[string]string{"pillar/top.sls": "base:\n  '*': [latin]\n", "pillar/latin.sls": "a: caf\xe9\n"},
+			cfg:   `{"pillar_safe_render_error": false}`,
+			want:  `{"_errors": ["Rendering SLS 'latin' failed, render error:\n'utf-8' codec can't decode byte 0xe9 in position 6: invalid continuation byte"]}`,
+		},
+		{
+			name:  "data renderer before another",
+			files: map[string]string{"pillar/top.sls": "base:\n  '*': [a, b]\n", "pillar/a.sls": "#!yaml|json\na: 1\n", "pillar/b.sls": "#!json|jinja\n[]\n"},
+			cfg:   `{"pillar_safe_render_error": false}`,
+			want:  `{"_errors": ["Rendering SLS 'a' failed, render error:\n'OrderedDict' object has no attribute 'read'", "Rendering SLS 'b' failed, render error:\n'list' object has no attribute 'read'"]}`,
+		},
+		{
+			name:  "json errors are Python's",
+			files: map[string]string{"pillar/top.sls": "base:\n  '*': [j1, j2]\n", "pillar/j1.sls": "#!json", "pillar/j2.sls": "#!json\n{\"a\": 1,}\n"},
+			cfg:   `{"pillar_safe_render_error": false}`,
+			want:  `{"_errors": ["Rendering SLS 'j1' failed, render error:\nExpecting value: line 1 column 1 (char 0)", "Rendering SLS 'j2' failed, render error:\nExpecting property name enclosed in double quotes: line 1 column 9 (char 8)"]}`,
+		},
+		{
 			name:  "dunder env",
 			files: map[string]string{"roots/feat/top.sls": "feat:\n  '*': [a]\n", "roots/feat/a.sls": "a: feat\n"},
 			cfg:   `{"pillar_roots": {"__env__": ["{dir}/roots/__env__"]}, "pillarenv": "feat"}`,

@@ -45,6 +45,10 @@ func (r Renderers) registry() *render.Registry {
 // what yaml produced.
 func (r Renderers) Render() RenderFunc {
 	return func(req *RenderRequest) (any, error) {
+		vars, err := includeDefaults(req.Defaults)
+		if err != nil {
+			return nil, err
+		}
 		src, err := os.ReadFile(req.Path)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -52,7 +56,13 @@ func (r Renderers) Render() RenderFunc {
 			}
 			return nil, err
 		}
-		text := string(src)
+		if len(src) == 0 {
+			return value.NewMap(0), nil
+		}
+		text, err := render.DecodeUTF8(src)
+		if err != nil {
+			return nil, err
+		}
 		if strings.TrimSpace(text) == "" {
 			return value.NewMap(0), nil
 		}
@@ -66,7 +76,7 @@ func (r Renderers) Render() RenderFunc {
 			Grains:       req.Grains,
 			Pillar:       req.Pillar,
 			Opts:         req.Opts,
-			Vars:         req.Defaults,
+			Vars:         vars,
 			Loader:       rootsLoader{req.Opts},
 			Registry:     r.Registry,
 			PillarRender: true,
@@ -103,14 +113,14 @@ func runPipeline(p render.Pipeline, src string, rc *render.Context) (any, error)
 		switch {
 		case st.Entry.Unsupported != "":
 			return nil, &render.Error{Msg: fmt.Sprintf("The %q renderer is not supported by brine: %s", st.Name, st.Entry.Unsupported)}
-		case !isText && st.Entry.Data != nil:
+		case !isText && st.Entry.Data != nil && st.Entry.WalkData:
 			out, err := mapStrings(cur, func(s string) (any, error) { return st.Entry.Data(s, rc, st.Argline) })
 			if err != nil {
 				return nil, err
 			}
 			cur = out
 		case !isText:
-			return nil, &render.PipelineError{Pipe: p.String(), Stage: st.Name, Prev: p[i-1].Name}
+			return nil, render.NewPipelineError(p, i, cur)
 		case st.Entry.Text != nil:
 			out, err := st.Entry.Text(text, rc, st.Argline)
 			if err != nil {
@@ -195,4 +205,28 @@ func (l rootsLoader) ReadFile(saltenv, path string) ([]byte, string, error) {
 func optValue(m *value.Map, k string) any {
 	v, _ := m.GetString(k)
 	return v
+}
+
+// compileTemplateArgs are the parameters Salt's render_pstate passes to
+// compile_template by position: an include's defaults naming one of them
+// make the call fail.
+var compileTemplateArgs = []string{"template", "renderers", "default", "blacklist", "whitelist", "saltenv", "sls"}
+
+// includeDefaults checks an include's defaults the way Salt's call
+// compile_template(..., saltenv, sls, **defaults) does: a key naming a
+// positional parameter is a TypeError, and "env" is dropped.
+func includeDefaults(d *value.Map) (*value.Map, error) {
+	if d == nil || d.Len() == 0 {
+		return d, nil
+	}
+	for _, name := range compileTemplateArgs {
+		if d.Has(name) {
+			return nil, fmt.Errorf("compile_template() got multiple values for argument '%s'", name)
+		}
+	}
+	if d.Has("env") {
+		d = d.Copy()
+		d.Delete("env")
+	}
+	return d, nil
 }

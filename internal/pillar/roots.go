@@ -85,9 +85,14 @@ func (r *roots) findFile(env, rel string) string {
 }
 
 // getState is the file client's get_state: sls "a.b" is a/b.sls, else
-// a/b/init.sls. It returns the local path and the salt:// source.
+// a/b/init.sls. As in Salt, dots become slashes only when the last
+// slash-separated part holds one, so "x.y/z" is x.y/z.sls. It returns the
+// local path and the salt:// source.
 func (r *roots) getState(sls, env string) (path, source string) {
-	base := strings.ReplaceAll(sls, ".", "/")
+	base := sls
+	if strings.Contains(base[strings.LastIndexByte(base, '/')+1:], ".") {
+		base = strings.ReplaceAll(sls, ".", "/")
+	}
 	for _, rel := range []string{base + ".sls", base + "/init.sls"} {
 		if p := r.findFile(env, rel); p != "" {
 			return p, "salt://" + rel

@@ -263,7 +263,8 @@ type Options struct {
 }
 
 // Render runs src through its pipeline: the shebang's when the first line is
-// one, else opts.Default. As in Salt, an empty or whitespace-only file
+// one, else opts.Default. A file that is not UTF-8 is a
+// *UnicodeDecodeError. As in Salt, an empty or whitespace-only file
 // renders to an empty mapping without running any renderer, and a pipeline
 // naming an unknown renderer renders to an empty mapping too (the
 // *UnknownRendererError is returned alongside for callers that log it).
@@ -273,8 +274,17 @@ type Options struct {
 // Salt's SaltRenderError and other errors for internal failures.
 func Render(src []byte, rc *Context, opts Options) (any, error) {
 	text := string(src)
-	if !opts.FromString && strings.TrimSpace(text) == "" {
-		return value.NewMap(0), nil
+	if !opts.FromString {
+		if len(src) == 0 {
+			return value.NewMap(0), nil
+		}
+		var err error
+		if text, err = DecodeUTF8(src); err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(text) == "" {
+			return value.NewMap(0), nil
+		}
 	}
 	pipe, ok := "", false
 	if opts.FromString {
@@ -290,7 +300,28 @@ func Render(src []byte, rc *Context, opts Options) (any, error) {
 	if err != nil {
 		return value.NewMap(0), err
 	}
-	return p.Run(text, rc)
+	out, err := p.Run(text, rc)
+	if err != nil {
+		return out, err
+	}
+	// Salt keeps a Windows template's line endings: a text result without
+	// any CRLF gets its newlines turned back into CRLF.
+	if s, isText := out.(string); isText && strings.Contains(text, "\r\n") && !strings.Contains(s, "\r\n") {
+		out = strings.ReplaceAll(s, "\n", "\r\n")
+	}
+	return out, nil
+}
+
+// CheckDefault reports whether pipe, the renderer option, leaves at least
+// one usable renderer once whitelist and blacklist are applied, as Salt's
+// loader checks before compiling pillar or states. Salt refuses to start
+// otherwise; the error carries its message.
+func (r *Registry) CheckDefault(pipe string, whitelist, blacklist []string) error {
+	p, err := r.Parse(pipe, whitelist, blacklist)
+	if err == nil && len(p) > 0 {
+		return nil
+	}
+	return fmt.Errorf("The renderer %s is unavailable, this error is often because the needed software is unavailable", pipe)
 }
 
 // Run applies the pipeline to src. An empty pipeline gives an empty mapping.
@@ -303,7 +334,7 @@ func (p Pipeline) Run(src string, rc *Context) (any, error) {
 		text, isText := cur.(string)
 		if !isText {
 			if st.Entry.Data == nil || !st.Entry.WalkData {
-				return nil, &PipelineError{Pipe: p.String(), Stage: st.Name, Prev: p[i-1].Name}
+				return nil, NewPipelineError(p, i, cur)
 			}
 			out, err := walkStrings(cur, func(s string) (any, error) { return st.Entry.Data(s, rc, st.Argline) })
 			if err != nil {
@@ -364,10 +395,33 @@ type PipelineError struct {
 	Pipe  string
 	Stage string // the renderer that received data
 	Prev  string // the data renderer before it
+	// Got is the Python type name of the data received ("OrderedDict"
+	// for a yaml mapping); "" reads as "dict".
+	Got string
 }
 
-// Error explains which data renderer comes too early in the pipe.
+// NewPipelineError describes stage i of p receiving data instead of text.
+func NewPipelineError(p Pipeline, i int, data any) *PipelineError {
+	got := value.TypeName(data)
+	// Salt's yaml loader builds OrderedDicts; an empty document is a dict.
+	if m, ok := data.(*value.Map); ok && m.Len() > 0 && strings.HasPrefix(p[i-1].Name, "yaml") {
+		got = "OrderedDict"
+	}
+	return &PipelineError{Pipe: p.String(), Stage: p[i].Name, Prev: p[i-1].Name, Got: got}
+}
+
+// Error is the exception Salt raises there: the renderer calls read() on
+// what it received.
 func (e *PipelineError) Error() string {
+	got := e.Got
+	if got == "" {
+		got = "dict"
+	}
+	return fmt.Sprintf("'%s' object has no attribute 'read'", got)
+}
+
+// Explain says which data renderer comes too early in the pipe.
+func (e *PipelineError) Explain() string {
 	return fmt.Sprintf("renderer %q cannot follow %q in pipeline %q: %q returns data, not text (a data renderer such as yaml or json must come last)", e.Stage, e.Prev, e.Pipe, e.Prev)
 }
 

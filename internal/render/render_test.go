@@ -30,6 +30,9 @@ func testRegistry() *Registry {
 	r.Register(&Entry{Name: "jinja", Text: func(src string, _ *Context, _ string) (string, error) { return src, nil }})
 	r.Register(&Entry{Name: "yaml", Data: func(string, *Context, string) (any, error) { return value.NewMap(0), nil }})
 	r.Register(&Entry{Name: "mako", Unsupported: "needs Python"})
+	r.Register(&Entry{Name: "lf", Text: func(src string, _ *Context, _ string) (string, error) {
+		return strings.ReplaceAll(src, "\r", ""), nil
+	}})
 	r.Register(&Entry{Name: "rot", WalkData: true, Data: func(src string, _ *Context, _ string) (any, error) {
 		return strings.ToUpper(src), nil
 	}})
@@ -114,9 +117,11 @@ func TestRender(t *testing.T) {
 		{"whitespace file", " \n\t\n", "upper|kv", false, "{}", ""},
 		{"unknown renderer is empty", "#!nosuch|kv\na=b\n", "kv", false, "{}", `The renderer "nosuch" is not available`},
 		{"renderer option", "#!upper foo|kv\na=b\n", "kv", false, "", "Unknown renderer option: foo"},
-		{"data renderer not last", "#!kv|upper\na=b\n", "kv", false, "", `renderer "upper" cannot follow "kv"`},
+		{"data renderer not last", "#!kv|upper\na=b\n", "kv", false, "", `'dict' object has no attribute 'read'`},
 		{"unsupported", "#!mako|kv\n", "kv", false, "", `The "mako" renderer is not supported by brine: needs Python`},
 		{"walking data renderer", "#!kv|rot\na=b\n", "kv", false, "{'a': 'B'}", ""},
+		{"crlf template keeps crlf", "#!lf\r\na\r\nb\n", "kv", false, "'#!lf\\r\\na\\r\\nb\\r\\n'", ""},
+		{"crlf kept as rendered", "#!upper\r\na\nb\n", "kv", false, "'#!UPPER\\r\\nA\\nB\\n'", ""},
 		{"string shebang first word", "#!upper foo\na=b", "kv", true, "'#!UPPER FOO\\nA=B'", ""},
 	}
 	for _, tt := range tests {
@@ -189,5 +194,51 @@ func TestErrorDiagnostic(t *testing.T) {
 	d := e.Diagnostic()
 	if d.Error() != "/srv/a.sls:3:7: Jinja variable 'x' is undefined" {
 		t.Errorf("Diagnostic = %q", d.Error())
+	}
+}
+
+func TestCheckDefault(t *testing.T) {
+	r := testRegistry()
+	tests := []struct {
+		pipe    string
+		wl, bl  []string
+		wantErr bool
+	}{
+		{"upper|kv", nil, nil, false},
+		{"nosuch", nil, nil, true},
+		{"upper|kv", nil, []string{"upper", "kv"}, true},
+		{"upper|kv", []string{"kv"}, nil, false},
+		{"", nil, nil, true},
+	}
+	for _, tt := range tests {
+		err := r.CheckDefault(tt.pipe, tt.wl, tt.bl)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("CheckDefault(%q, %v, %v) = %v", tt.pipe, tt.wl, tt.bl, err)
+		}
+	}
+	if err := r.CheckDefault("nosuch", nil, nil); err == nil || err.Error() != "The renderer nosuch is unavailable, this error is often because the needed software is unavailable" {
+		t.Errorf("text: %v", err)
+	}
+}
+
+func TestDecodeUTF8(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"ok é\xef\xbb\xbf", ""},
+		{"a: caf\xe9\n", "'utf-8' codec can't decode byte 0xe9 in position 6: invalid continuation byte"},
+		{"x\xff", "'utf-8' codec can't decode byte 0xff in position 1: invalid start byte"},
+		{"\xe2\x82x", "'utf-8' codec can't decode bytes in position 0-1: invalid continuation byte"},
+		{"ab\xe2\x82", "'utf-8' codec can't decode bytes in position 2-3: unexpected end of data"},
+		{"\xed\xa0\x80", "'utf-8' codec can't decode byte 0xed in position 0: invalid continuation byte"},
+		{"\xc0\xaf", "'utf-8' codec can't decode byte 0xc0 in position 0: invalid start byte"},
+	}
+	for _, tt := range tests {
+		_, err := DecodeUTF8([]byte(tt.in))
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%q: %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }

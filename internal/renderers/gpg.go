@@ -17,9 +17,13 @@ import (
 )
 
 func init() {
-	render.RegisterData("gpg", renderGPG,
-		"Decrypt the PGP MESSAGE blocks of the input with gpg and the keyring in gpg_keydir (salt/renderers/gpg.py). "+
-			"Given data (`#!yaml|gpg`), every string in it is decrypted in place.")
+	render.Default.Register(&render.Entry{
+		Name:     "gpg",
+		Data:     renderGPG,
+		WalkData: true,
+		Doc: "Decrypt the PGP MESSAGE blocks of the input with gpg and the keyring in gpg_keydir (salt/renderers/gpg.py). " +
+			"Given data (`#!yaml|gpg`), every string in it is decrypted in place.",
+	})
 }
 
 // pgpBlock matches one ASCII-armored PGP message, shortest first.

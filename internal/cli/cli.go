@@ -21,6 +21,7 @@ import (
 	"brine/internal/config"
 	"brine/internal/execmod"
 	"brine/internal/output"
+	"brine/internal/render"
 	"brine/internal/value"
 	"brine/internal/yamlload"
 )
@@ -226,6 +227,12 @@ func Call(args []string, stdout, stderr io.Writer) int {
 		return exitGeneric
 	}
 	setupLogging(cfg.String("log_level"), stderr)
+	// Salt's loader refuses to start when the default renderer pipeline
+	// names nothing usable.
+	if err := render.Default.CheckDefault(cfg.Renderer(), cfg.Strings("renderer_whitelist"), cfg.Strings("renderer_blacklist")); err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitGeneric
+	}
 	if cfg.ID() == "" {
 		host, _ := os.Hostname()
 		cfg.Set("id", host)

@@ -375,8 +375,11 @@ func (c *Config) TopFileMergingStrategy() string { return c.String("top_file_mer
 func (c *Config) DefaultTop() string { return c.String("default_top") }
 
 // EnvOrder is env_order as strings.
-func (c *Config) EnvOrder() []string {
-	v, _ := c.opts.Get("env_order")
+func (c *Config) EnvOrder() []string { return c.Strings("env_order") }
+
+// Strings returns a list option as strings (nil when it is not a list).
+func (c *Config) Strings(key string) []string {
+	v, _ := c.opts.Get(key)
 	l, ok := v.(*value.List)
 	if !ok {
 		return nil

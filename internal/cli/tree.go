@@ -10,8 +10,8 @@ import (
 
 	"brine/internal/config"
 	"brine/internal/execmod"
-	"brine/internal/fileserver"
 	"brine/internal/grains"
+	"brine/internal/highstate"
 	"brine/internal/pillar"
 	"brine/internal/value"
 	"brine/internal/yamlload"
@@ -105,7 +105,7 @@ func newContext(cfg *config.Config, g *value.Map) (*execmod.Context, pillar.Serv
 	ctx.Grains = g
 	ctx.Saltenv = cfg.Saltenv()
 	ctx.Pillarenv = cfg.Pillarenv()
-	ctx.Files = &execmod.CachedFiles{Src: fileserver.New(cfg.Map("file_roots")), Cachedir: cfg.Cachedir()}
+	ctx.Files = &execmod.CachedFiles{Src: highstate.FileRoots(cfg.Opts()), Cachedir: cfg.Cachedir()}
 	ctx.SetService("config", cfg)
 	svc := pillar.Service{Renderers: pillar.Renderers{Salt: ctx.Callable, Services: map[string]any{"execmod": ctx}}}
 	ctx.SetService("pillar", svc)

@@ -102,9 +102,7 @@ func NewRun(ctx *execmod.Context, kwargs *value.Map) *Run {
 	if v, ok := kwargs.Get("saltenv"); ok && v != nil {
 		saltenv = value.Str(v)
 	}
-	roots := fileserver.New(optMap(opts, "file_roots"))
-	roots.SetIgnore(match.FileIgnore(optStrings(opts, "file_ignore_regex"), optStrings(opts, "file_ignore_glob")))
-	roots.SetSymlinks(optBool(opts, "fileserver_followsymlinks", true), optBool(opts, "fileserver_ignoresymlinks", false))
+	roots := FileRoots(opts)
 	id := optString(opts, "id", "")
 	if kwargs == nil {
 		kwargs = value.NewMap(0)
@@ -376,4 +374,14 @@ func chunkList(chunks []*value.Map) *value.List {
 		l.Append(c)
 	}
 	return l
+}
+
+// FileRoots builds the file server of a minion's options: file_roots with
+// file_ignore_regex/file_ignore_glob and the fileserver symlink options
+// applied, as Salt's roots backend serves them.
+func FileRoots(opts *value.Map) *fileserver.Roots {
+	roots := fileserver.New(optMap(opts, "file_roots"))
+	roots.SetIgnore(match.FileIgnore(optStrings(opts, "file_ignore_regex"), optStrings(opts, "file_ignore_glob")))
+	roots.SetSymlinks(optBool(opts, "fileserver_followsymlinks", true), optBool(opts, "fileserver_ignoresymlinks", false))
+	return roots
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,6 +30,10 @@ func ValidEnv(env string) bool { return proto.ValidEnv(env) }
 // symlinks resolving outside a root).
 type FileServer struct {
 	Roots *fileserver.Roots
+	// Dirs are the root directories of each environment, when known:
+	// Manifest then leaves out paths through directory links leading out
+	// of a root before it resolves them.
+	Dirs map[string][]string
 
 	mu     sync.Mutex
 	hashes map[string]fileHash // local path -> hash with the stat it was for
@@ -57,12 +63,24 @@ func (s *FileServer) Manifest(env string) ([]proto.FileInfo, error) {
 		return nil, fmt.Errorf("%w: bad saltenv %q", ErrRefused, env)
 	}
 	var out []proto.FileInfo
+	check := &dirCheck{ok: map[string]bool{}, real: map[string]string{}}
+	dirs := s.Dirs[env]
 	for _, rel := range s.Roots.FileList(env) {
 		if CheckPath(rel) != nil {
 			continue
 		}
+		confined := true
+		for _, root := range dirs {
+			confined = confined && check.confinedDirs(root, rel)
+		}
+		if !confined {
+			continue
+		}
 		full, err := s.Roots.Find(env, rel)
 		if err != nil {
+			continue
+		}
+		if dirs == nil && !check.confinedDirs(strings.TrimSuffix(full, filepath.FromSlash(rel)), rel) {
 			continue
 		}
 		st, err := os.Stat(full)
@@ -132,4 +150,45 @@ func (s *FileServer) ReadChunk(env, rel string, offset int64) ([]byte, int64, er
 		return nil, 0, err
 	}
 	return buf[:n], st.Size(), nil
+}
+
+// dirCheck caches confinedDirs' answers within one Manifest call.
+type dirCheck struct {
+	ok   map[string]bool   // directory -> it does not lead out of its root
+	real map[string]string // root -> its resolved path
+}
+
+// confinedDirs reports whether no directory on rel's way below root is a
+// link leading out of root (a directory missing from root is no way at
+// all). The file list descends symlinked directories (Salt's
+// fileserver_followsymlinks); a link to a parent of the root would
+// otherwise list the root again and again under ever longer names.
+func (c *dirCheck) confinedDirs(root, rel string) bool {
+	real, ok := c.real[root]
+	if !ok {
+		r, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			return true // no such root: no way through it (Find confines what it serves)
+		}
+		real = r
+		c.real[root] = r
+	}
+	dir := root
+	parts := strings.Split(rel, "/")
+	for _, el := range parts[:len(parts)-1] {
+		dir = filepath.Join(dir, el)
+		ok, seen := c.ok[dir]
+		if !seen {
+			ok = true
+			if st, err := os.Lstat(dir); err == nil && st.Mode()&os.ModeSymlink != 0 {
+				to, err := filepath.EvalSymlinks(dir)
+				ok = err == nil && (to == real || strings.HasPrefix(to, real+string(filepath.Separator)))
+			}
+			c.ok[dir] = ok
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
 }

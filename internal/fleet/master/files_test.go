@@ -29,7 +29,8 @@ func tree(t testing.TB) (*FileServer, string) {
 	must(os.Symlink("../secret.txt", filepath.Join(root, "escape-file")))
 	must(os.Symlink(dir, filepath.Join(root, "escape-dir")))
 	must(os.Symlink("/etc", filepath.Join(root, "etc")))
-	return &FileServer{Roots: fileserver.FromDirs(map[string][]string{"base": {root}})}, root
+	dirs := map[string][]string{"base": {root}}
+	return &FileServer{Roots: fileserver.FromDirs(dirs), Dirs: dirs}, root
 }
 
 func TestFileServerConfinement(t *testing.T) {

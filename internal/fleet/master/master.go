@@ -120,7 +120,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Master, error) {
 		Opts:  opts,
 		Store: store,
 		Key:   kp,
-		Files: &FileServer{Roots: fileserver.New(cfg.Map("file_roots"))},
+		Files: &FileServer{Roots: fileserver.New(cfg.Map("file_roots")), Dirs: rootDirs(cfg.Map("file_roots"))},
 		Log:   log,
 		guard: proto.NewReplayGuard(2 * time.Minute),
 		cache: map[string]*MinionData{},
@@ -452,3 +452,23 @@ func (m *Master) Close() {
 
 // Server returns the embedded NATS server (nil with an external one).
 func (m *Master) Server() *server.Server { return m.ns }
+
+// rootDirs reads file_roots: environment -> directories.
+func rootDirs(roots *value.Map) map[string][]string {
+	out := map[string][]string{}
+	roots.Range(func(k, v any) bool {
+		env := value.Str(k)
+		switch d := v.(type) {
+		case string:
+			out[env] = append(out[env], d)
+		case *value.List:
+			for _, e := range d.Items {
+				if s, ok := e.(string); ok {
+					out[env] = append(out[env], s)
+				}
+			}
+		}
+		return true
+	})
+	return out
+}

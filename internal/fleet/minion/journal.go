@@ -16,7 +16,7 @@ import (
 // Files of the job journal under the minion's cachedir.
 const (
 	journalFile = "minion_jobs"    // one line per event: "<jid> taken|done"
-	pendingDir  = "minion_returns" // <jid>.json: signed returns not yet stored
+	pendingDir  = "minion_returns" // <jid>.json: returns not yet stored
 )
 
 // journal remembers, across restarts, the jobs a minion took and the
@@ -35,7 +35,6 @@ type journal struct {
 	window time.Duration
 
 	mu    sync.Mutex
-	f     *os.File
 	lines int              // lines in the file, for compaction
 	taken map[string]bool  // jid -> done
 	now   func() time.Time // for tests
@@ -183,14 +182,14 @@ func (j *journal) interrupted() []string {
 	return out
 }
 
-// setPending keeps a signed return until the master stores it.
-func (j *journal) setPending(jid string, signed []byte) error {
+// setPending keeps an encoded return until the master stores it.
+func (j *journal) setPending(jid string, data []byte) error {
 	if j.dir == "" {
 		return nil
 	}
 	path := filepath.Join(j.dir, pendingDir, jid+".json")
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, signed, 0o600); err != nil {
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)
@@ -212,18 +211,19 @@ func (j *journal) pendingJIDs() []string {
 	return out
 }
 
-// pending returns a pending signed return.
+// pending returns a pending encoded return.
 func (j *journal) pending(jid string) ([]byte, error) {
 	return os.ReadFile(filepath.Join(j.dir, pendingDir, jid+".json"))
 }
 
-// done records that jid's return is stored (or refused for good).
-func (j *journal) done(jid string) error {
+// done records that jid's return is stored (or refused for good),
+// removing its pending copy when kept says there is one.
+func (j *journal) done(jid string, kept bool) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.taken[jid] = true
 	err := j.appendLine(jid, "done")
-	if j.dir != "" {
+	if j.dir != "" && kept {
 		if rerr := os.Remove(filepath.Join(j.dir, pendingDir, jid+".json")); rerr != nil && !os.IsNotExist(rerr) && err == nil {
 			err = rerr
 		}

@@ -48,7 +48,7 @@ func TestJournal(t *testing.T) {
 	if got := j.pendingJIDs(); !reflect.DeepEqual(got, []string{c}) {
 		t.Errorf("pending = %v", got)
 	}
-	if err := j.done(c); err != nil {
+	if err := j.done(c, true); err != nil {
 		t.Fatal(err)
 	}
 	if got := j.pendingJIDs(); len(got) != 0 {

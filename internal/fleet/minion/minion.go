@@ -2,8 +2,8 @@
 // own key (asking for acceptance until the master accepts it), listens on
 // its own job subjects only, runs each job through the same execution
 // functions and state system as `brine call`, with salt:// files and
-// pillar from the master, and sends each return, signed with its key, to
-// the master, which stores it in JetStream. After a disconnection it
+// pillar from the master, and sends each return to the master, which
+// checks it and stores it in JetStream. After a disconnection it
 // picks up the jobs it missed within the catch-up window
 // (job_catchup_window, seconds, 600 by default); older jobs are refused.
 // A small journal under cachedir remembers the jobs taken, so that no
@@ -286,14 +286,14 @@ func (m *Minion) handle(sess *Session, data []byte) {
 	}()
 }
 
-// finish signs a return and sends it.
+// finish encodes a return and sends it.
 func (m *Minion) finish(c *Conn, ret proto.Return) {
-	signed, err := proto.Sign(m.o.Key, ret)
+	data, err := json.Marshal(ret)
 	if err != nil {
-		m.log.Error("signing return", "jid", ret.JID, "err", err)
+		m.log.Error("encoding return", "jid", ret.JID, "err", err)
 		return
 	}
-	m.sendReturn(c, ret.JID, signed, false)
+	m.sendReturn(c, ret.JID, data, false)
 }
 
 // recover runs once after the first connection: it sends the returns a
@@ -312,40 +312,40 @@ func (m *Minion) recover(sess *Session) {
 		go func() { defer m.wg.Done(); m.finish(sess.Conn, ret) }()
 	}
 	for _, jid := range m.jobs.pendingJIDs() {
-		signed, err := m.jobs.pending(jid)
+		data, err := m.jobs.pending(jid)
 		if err != nil {
 			continue
 		}
 		m.wg.Add(1)
-		go func() { defer m.wg.Done(); m.sendReturn(sess.Conn, jid, signed, true) }()
+		go func() { defer m.wg.Done(); m.sendReturn(sess.Conn, jid, data, true) }()
 	}
 }
 
-// sendReturn hands a signed return to the master, retrying until the
+// sendReturn hands an encoded return to the master, retrying until the
 // master answers (across a master restart) or a day has passed. A return
 // the master refuses is not retried; one it already holds counts as sent.
 // Unless kept (it comes from the journal), the return is written to the
 // journal only when the first attempt fails: the common case costs no
 // file write, and a minion killed during that first attempt reports the
 // job as interrupted after its restart rather than running it again.
-func (m *Minion) sendReturn(c *Conn, jid string, signed []byte, kept bool) {
+func (m *Minion) sendReturn(c *Conn, jid string, data []byte, kept bool) {
 	deadline := time.Now().Add(24 * time.Hour)
 	backoff := 200 * time.Millisecond
 	for time.Now().Before(deadline) {
-		err := c.Request(proto.ReqReturn, json.RawMessage(signed), nil, 10*time.Second)
+		err := c.Request(proto.ReqReturn, json.RawMessage(data), nil, 10*time.Second)
 		var me *MasterError
 		switch {
 		case err == nil, errors.As(err, &me) && me.Msg == proto.ErrDuplicateReturn.Error():
-			m.markDone(jid)
+			m.markDone(jid, kept)
 			return
 		case errors.As(err, &me):
 			m.log.Error("the master refused the return", "jid", jid, "err", err)
-			m.markDone(jid)
+			m.markDone(jid, kept)
 			return
 		}
 		if !kept {
 			kept = true
-			if perr := m.jobs.setPending(jid, signed); perr != nil {
+			if perr := m.jobs.setPending(jid, data); perr != nil {
 				m.log.Warn("keeping a return on disk", "jid", jid, "err", perr)
 			}
 		}
@@ -362,8 +362,8 @@ func (m *Minion) sendReturn(c *Conn, jid string, signed []byte, kept bool) {
 	}
 }
 
-func (m *Minion) markDone(jid string) {
-	if err := m.jobs.done(jid); err != nil {
+func (m *Minion) markDone(jid string, kept bool) {
+	if err := m.jobs.done(jid, kept); err != nil {
 		m.log.Warn("recording a sent return", "jid", jid, "err", err)
 	}
 }

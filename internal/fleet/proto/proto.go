@@ -53,9 +53,8 @@ const (
 	ReqFiles   = "files"
 	ReqFile    = "file"
 	ReqCatchup = "catchup"
-	// ReqReturn carries a job's return, signed with the minion's key;
-	// the master checks it and stores it (minions cannot write to
-	// JetStream themselves).
+	// ReqReturn carries a job's return; the master checks it and
+	// stores it (minions cannot write to JetStream themselves).
 	ReqReturn = "return"
 )
 

@@ -23,9 +23,9 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"brine/internal/config"
-	"brine/internal/fileserver"
 	"brine/internal/fleet/keys"
 	"brine/internal/fleet/proto"
+	"brine/internal/highstate"
 	"brine/internal/value"
 )
 
@@ -120,7 +120,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Master, error) {
 		Opts:  opts,
 		Store: store,
 		Key:   kp,
-		Files: &FileServer{Roots: fileserver.New(cfg.Map("file_roots")), Dirs: rootDirs(cfg.Map("file_roots"))},
+		Files: &FileServer{Roots: highstate.FileRoots(cfg.Opts()), Dirs: rootDirs(cfg.Map("file_roots"))},
 		Log:   log,
 		guard: proto.NewReplayGuard(2 * time.Minute),
 		cache: map[string]*MinionData{},

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -133,12 +134,14 @@ func (m *Minion) Run(ctx context.Context) error {
 // connect dials until the key is accepted and the master answers; it
 // returns nil when ctx ends.
 func (m *Minion) connect(ctx context.Context, wait time.Duration, closed chan struct{}) *Session {
-	var sess *Session
+	// The reconnect callback runs on NATS's goroutine and may fire before
+	// Dial has returned the session: share it atomically.
+	var sess atomic.Pointer[Session]
 	var once sync.Once
 	for {
 		c, err := Dial(m.o.Opts, m.id, m.o.Key, DialOptions{
 			Name:        "brine-minion " + m.id,
-			Reconnected: func() { go m.resync(sess) },
+			Reconnected: func() { go m.resync(sess.Load()) },
 			Disconnect: func(err error) {
 				if err != nil {
 					m.log.Warn("disconnected from the master", "err", err)
@@ -147,8 +150,9 @@ func (m *Minion) connect(ctx context.Context, wait time.Duration, closed chan st
 			Closed: func() { once.Do(func() { close(closed) }) },
 		})
 		if err == nil {
-			sess = NewSession(c, m.o.Opts, m.o.Grains)
-			return sess
+			s := NewSession(c, m.o.Opts, m.o.Grains)
+			sess.Store(s)
+			return s
 		}
 		if errors.Is(err, ErrNotAccepted) {
 			m.log.Info("key not accepted; requesting acceptance")

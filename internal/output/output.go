@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 
 	"brine/internal/value"
 )
@@ -112,11 +113,17 @@ func (r *Registry) Display(data any, out string, o *Options) string {
 		if err != nil {
 			continue
 		}
-		s = strings.TrimRight(s, " \t\n\r\v\f")
+		s = strings.TrimRightFunc(s, isPySpace)
 		if s == "" {
 			return ""
 		}
 		return s + "\n"
 	}
 	return ""
+}
+
+// isPySpace is Python's str.isspace for one character, which rstrip uses:
+// Unicode white space plus the separators U+001C..U+001F.
+func isPySpace(r rune) bool {
+	return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"brine/internal/output"
 	"brine/internal/pyops"
@@ -69,7 +70,10 @@ func (h *hsFormatter) output(data any, indentLevel int) string {
 	}
 	switch x := data.(type) {
 	case int64, bool:
-		return value.Str(x)
+		// Salt returns the number itself, which its caller cannot rstrip
+		// or indent as text: the whole output falls back to nested.
+		h.err = fmt.Errorf("TypeError: %s is not text", value.Repr(value.TypeName(x)))
+		return ""
 	case string:
 		return x
 	case nil:
@@ -77,14 +81,13 @@ func (h *hsFormatter) output(data any, indentLevel int) string {
 	}
 	m, ok := data.(*value.Map)
 	if !ok {
-		return value.Str(data)
+		// Salt calls data.keys() on it.
+		h.err = fmt.Errorf("AttributeError: %s object has no attribute 'keys'", value.Repr(value.TypeName(data)))
+		return ""
 	}
+	m = dropOrchestratorRetcode(m)
 	if value.Truthy(optGet(h.o, "state_compress_ids", false)) {
-		var err error
-		if m, err = compressIDs(m); err != nil {
-			h.err = err
-			return ""
-		}
+		m = compressIDs(m)
 	}
 	var parts []string
 	m.Range(func(host, hostdata any) bool {
@@ -106,7 +109,12 @@ func (h *hsFormatter) formatHost(host string, data any, indentLevel int) (string
 	hcolor := c.Green
 	var hstrs []string
 	nchanges := 0
+	stripColors := value.Truthy(optGet(h.o, "strip_colors", true))
 	switch x := data.(type) {
+	case bool: // a Python bool is an int
+		nchanges = 1
+		hstrs = append(hstrs, fmt.Sprintf("%s    %s%s", hcolor, value.Str(x), c.EndC))
+		hcolor = c.Cyan
 	case int64:
 		nchanges = 1
 		hstrs = append(hstrs, fmt.Sprintf("%s    %d%s", hcolor, x, c.EndC))
@@ -121,7 +129,13 @@ func (h *hsFormatter) formatHost(host string, data any, indentLevel int) (string
 		hcolor = c.LightRed
 		hstrs = append(hstrs, fmt.Sprintf("    %sData failed to compile:%s", hcolor, c.EndC))
 		for _, e := range x.Items {
-			hstrs = append(hstrs, fmt.Sprintf("%s----------\n    %s%s", hcolor, stripEsc(value.Str(e)), c.EndC))
+			es := value.Str(e)
+			if stripColors {
+				if s, isStr := e.(string); isStr {
+					es = stripEsc(s)
+				}
+			}
+			hstrs = append(hstrs, fmt.Sprintf("%s----------\n    %s%s", hcolor, es, c.EndC))
 		}
 	case *value.Map:
 		type entry struct {
@@ -133,7 +147,7 @@ func (h *hsFormatter) formatHost(host string, data any, indentLevel int) (string
 			info, isMap := v.(*value.Map)
 			tname := value.Str(k)
 			if isMap && tname != "changes" && info.Len() > 0 && !info.Has("__run_num__") {
-				hstrs = append([]string{"The State execution failed to record the order in which all states were executed. The state return missing data is:", value.Repr(info)}, hstrs...)
+				hstrs = append([]string{"The State execution failed to record the order in which all states were executed. The state return missing data is:", pformat(info)}, hstrs...)
 			}
 			if isMap && info.Has("result") {
 				states = append(states, entry{tname, info.Copy()})
@@ -151,7 +165,12 @@ func (h *hsFormatter) formatHost(host string, data any, indentLevel int) (string
 		for _, st := range states {
 			ret := st.ret
 			result, _ := ret.Get("result")
-			rkey := resultKey(result)
+			rkey, hashable := resultKey(result)
+			if !hashable {
+				// Salt cannot count it: TypeError, unhashable type.
+				h.err = fmt.Errorf("TypeError: unhashable type: %s", value.Repr(value.TypeName(result)))
+				return "", false
+			}
 			compressed := 1
 			if compress && strings.Contains(st.tag, "_|-state_compressed_") {
 				parts := strings.Split(st.tag, "_|-")
@@ -259,15 +278,7 @@ func (h *hsFormatter) formatHost(host string, data any, indentLevel int) (string
 			hstrs = append(hstrs, fmt.Sprintf("%s     Changes:   %s%s", tcolor, ctext, c.EndC))
 			if w, ok := ret.Get("warnings"); ok {
 				rcounts["warnings"]++
-				var ws []string
-				if l, ok := w.(*value.List); ok {
-					for _, it := range l.Items {
-						ws = append(ws, value.Str(it))
-					}
-				} else {
-					ws = []string{value.Str(w)}
-				}
-				filled := textwrapFill(strings.Join(ws, "\n"), 80, strings.Repeat(" ", 14), strings.Repeat(" ", 14))
+				filled := textwrapFill(joinWarnings(w), 80, strings.Repeat(" ", 14), strings.Repeat(" ", 14))
 				hstrs = append(hstrs, fmt.Sprintf("   %s Warnings: %s%s", c.LightRed, strings.TrimLeft(filled, " \t\n\r\v\f"), c.EndC))
 			}
 		}
@@ -302,7 +313,12 @@ func (h *hsFormatter) formatHost(host string, data any, indentLevel int) (string
 			fcol = c.Red
 		}
 		hstrs = append(hstrs, colorfmt(fcol, counts(hsLabels[false], strconv.Itoa(failed))))
-		total := rcounts[true] + rcounts[false] + rcounts[nil]
+		total := 0
+		for k, n := range rcounts {
+			if k != "warnings" {
+				total += n
+			}
+		}
 		if value.Truthy(optGet(h.o, "state_output_pct", false)) && total > 0 {
 			succ := pyRound2(float64(rcounts[true]+rcounts[nil]) / float64(total) * 100)
 			hstrs = append(hstrs, colorfmt(c.Green, counts("Success %", value.Str(succ))))
@@ -333,7 +349,9 @@ func (h *hsFormatter) formatHost(host string, data any, indentLevel int) (string
 			hstrs = append(hstrs, colorfmt(c.Cyan, fmt.Sprintf("Total run time: %*s %s", lineMax-5, strconv.FormatFloat(sum, 'f', 3, 64), unit)))
 		}
 	}
-	host = stripEsc(host)
+	if stripColors {
+		host = stripEsc(host)
+	}
 	hstrs = append([]string{fmt.Sprintf("%s%s:%s", hcolor, host, c.EndC)}, hstrs...)
 	return strings.Join(hstrs, "\n"), nchanges > 0
 }
@@ -348,14 +366,27 @@ func runNum(m *value.Map) float64 {
 	return value.ToFloat(v)
 }
 
-func resultKey(v any) any {
+// resultKey is the key a result counts under in Salt's dict of counts:
+// True, False, None, or the value itself (1 and 1.0 are the key True, 0 is
+// False, as Python hashes them). Unhashable results report false.
+func resultKey(v any) (any, bool) {
 	switch x := v.(type) {
-	case nil:
-		return nil
-	case bool:
-		return x
+	case nil, bool, string:
+		return x, true
+	case int64:
+		if x == 0 || x == 1 {
+			return x == 1, true
+		}
+		return x, true
+	case float64:
+		if x == 0 || x == 1 {
+			return x == 1, true
+		}
+		return x, true
+	case *value.List, *value.Map:
+		return nil, false
 	}
-	return value.Truthy(v)
+	return value.Repr(v), true
 }
 
 func mapVal(m *value.Map, k string) any {
@@ -378,20 +409,74 @@ func durationFloat(v any) float64 {
 	return value.ToFloat(v)
 }
 
-func pyRound2(f float64) float64 { return math.Round(f*100) / 100 }
+// pyRound2 and pyRound3 are Python's round(f, 2) and round(f, 3): the
+// exact binary value rounded to that many decimals, ties to even.
+func pyRound2(f float64) float64 { return pyRound(f, 2) }
 
+func pyRound(f float64, places int) float64 {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return f
+	}
+	r, err := strconv.ParseFloat(strconv.FormatFloat(f, 'f', places, 64), 64)
+	if err != nil {
+		return f
+	}
+	return r
+}
+
+// splitOpt reads state_output_exclude/terse: a comma-separated string or a
+// list. Only string items can equal str(result), as in Salt's "in" test.
 func splitOpt(v any) []string {
 	switch x := v.(type) {
 	case string:
 		return strings.Split(x, ",")
 	case *value.List:
-		out := make([]string, len(x.Items))
-		for i, it := range x.Items {
-			out[i] = value.Str(it)
+		var out []string
+		for _, it := range x.Items {
+			if s, ok := it.(string); ok {
+				out = append(out, s)
+			}
 		}
 		return out
 	}
 	return nil
+}
+
+// joinWarnings is "\n".join(ret["warnings"]): a list's items, or a
+// string's characters, one a line.
+func joinWarnings(w any) string {
+	switch x := w.(type) {
+	case *value.List:
+		ws := make([]string, len(x.Items))
+		for i, it := range x.Items {
+			ws[i] = value.Str(it)
+		}
+		return strings.Join(ws, "\n")
+	case string:
+		return strings.Join(strings.Split(x, ""), "\n")
+	}
+	return value.Str(w)
+}
+
+// dropOrchestratorRetcode removes the "retcode" key Salt discards from
+// orchestrate data: present beside exactly one "*_master" key.
+func dropOrchestratorRetcode(m *value.Map) *value.Map {
+	if !m.Has("retcode") {
+		return m
+	}
+	masters := 0
+	m.Range(func(k, _ any) bool {
+		if s, ok := k.(string); ok && strings.HasSuffix(s, "_master") {
+			masters++
+		}
+		return true
+	})
+	if masters != 1 {
+		return m
+	}
+	c := m.Copy()
+	c.Delete("retcode")
+	return c
 }
 
 func contains(l []string, s string) bool {
@@ -471,9 +556,12 @@ func (h *hsFormatter) formatChanges(changes any) (bool, string) {
 			return changed, ctext
 		}
 	}
-	n := &Nested{C: h.c}
+	n := &Nested{C: h.c, KeepEsc: keepEsc(h.o)}
 	lines := n.Display(m, 14, "", nil)
-	return true, "\n" + strings.TrimRight(strings.Join(lines, "\n"), " \t\n\r\v\f")
+	// out_format rstrips the nested text as str.rstrip does.
+	return true, "\n" + strings.TrimRightFunc(strings.Join(lines, "\n"), func(r rune) bool {
+		return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f
+	})
 }
 
 // formatTerse is _format_terse: one line per state.
@@ -494,13 +582,7 @@ func (h *hsFormatter) formatTerse(tcolor string, comps []string, ret *value.Map,
 		if !ok {
 			return ""
 		}
-		var ws []string
-		if l, ok := w.(*value.List); ok {
-			for _, it := range l.Items {
-				ws = append(ws, value.Str(it))
-			}
-		}
-		return fmt.Sprintf("%sWarnings:\n%s%s%s", c.LightRed, strings.Join(ws, "\n"), c.EndC, sep)
+		return fmt.Sprintf("%sWarnings:\n%s%s%s", c.LightRed, joinWarnings(w), c.EndC, sep)
 	}
 	startTime, hasStart := ret.Get("start_time")
 	dur := value.Str(mapVal(ret, "duration"))
@@ -512,8 +594,14 @@ func (h *hsFormatter) formatTerse(tcolor string, comps []string, ret *value.Map,
 		s += fmt.Sprintf("%10s.%-10s %-7s   Name: %s%s", comps[0], comps[3], result, comps[2], c.EndC)
 		return s
 	}
-	if ts, ok := tabular.(string); ok && ts != "" {
-		return ts
+	if ts, ok := tabular.(string); ok {
+		// A user format string, given what Salt passes str.format.
+		args := []any{tcolor, comps[2], comps[0], comps[len(comps)-1], result, c.EndC, ret}
+		s, err := pyops.FormatString(ts, args, nil, nil)
+		if err != nil && h.err == nil {
+			h.err = err
+		}
+		return s
 	}
 	s := warnings("")
 	s += fmt.Sprintf(" %s Name: %s - Function: %s.%s - Result: %s", tcolor, comps[2], comps[0], comps[len(comps)-1], result)
@@ -524,118 +612,283 @@ func (h *hsFormatter) formatTerse(tcolor string, comps []string, ret *value.Map,
 }
 
 // textwrapFill is Python's textwrap.fill with the given width and indents
-// (whitespace collapsed, words never broken unless longer than a line).
+// and TextWrapper's other defaults: whitespace becomes spaces, lines break
+// between words or after a hyphen inside a word, and words longer than a
+// line are cut.
 func textwrapFill(text string, width int, initial, subsequent string) string {
-	words := strings.Fields(text)
+	chunks := wrapChunks(expandTabs(text))
 	var lines []string
-	cur := initial
-	empty := true
-	for _, w := range words {
+	for len(chunks) > 0 {
 		indent := subsequent
 		if len(lines) == 0 {
 			indent = initial
 		}
-		if !empty && len(cur)+1+len(w) > width {
-			lines = append(lines, cur)
-			cur = subsequent + w
-			continue
+		lineWidth := width - len([]rune(indent))
+		if len(lines) > 0 && strings.TrimSpace(chunks[0]) == "" {
+			chunks = chunks[1:]
 		}
-		if empty {
-			cur = indent + w
-			empty = false
-		} else {
-			cur += " " + w
+		var cur []string
+		curLen := 0
+		for len(chunks) > 0 {
+			n := len([]rune(chunks[0]))
+			if curLen+n > lineWidth {
+				break
+			}
+			cur = append(cur, chunks[0])
+			curLen += n
+			chunks = chunks[1:]
 		}
-	}
-	if !empty {
-		lines = append(lines, cur)
+		if len(chunks) > 0 && len([]rune(chunks[0])) > lineWidth {
+			// _handle_long_word
+			spaceLeft := max(lineWidth-curLen, 1)
+			r := []rune(chunks[0])
+			end := spaceLeft
+			if len(r) > spaceLeft {
+				if hy := lastIndexRune(r[:spaceLeft], '-'); hy > 0 && strings.Trim(string(r[:hy]), "-") != "" {
+					end = hy + 1
+				}
+			}
+			end = min(end, len(r))
+			cur = append(cur, string(r[:end]))
+			curLen += end
+			chunks[0] = string(r[end:])
+			if chunks[0] == "" {
+				chunks = chunks[1:]
+			}
+		}
+		if len(cur) > 0 && strings.TrimSpace(cur[len(cur)-1]) == "" {
+			cur = cur[:len(cur)-1]
+		}
+		if len(cur) > 0 {
+			lines = append(lines, indent+strings.Join(cur, ""))
+		}
 	}
 	return strings.Join(lines, "\n")
 }
 
-// compressIDs is _compress_ids: states of one ID with the same module,
-// SLS and result are folded into one entry.
-func compressIDs(data *value.Map) (*value.Map, error) {
-	var err error
-	out := value.NewMap(data.Len())
-	data.Range(func(host, hd any) bool {
-		hostdata, ok := hd.(*value.Map)
-		if !ok {
-			out.Set(host, hd)
-			return true
+func lastIndexRune(r []rune, c rune) int {
+	for i := len(r) - 1; i >= 0; i-- {
+		if r[i] == c {
+			return i
 		}
-		key := func(tname string, info *value.Map) string {
-			mod, _, _ := strings.Cut(tname, "_|-")
-			return strings.Join([]string{mod, value.Str(mapVal(info, "__id__")), value.Str(mapVal(info, "__sls__")), value.Str(mapVal(info, "result"))}, "_")
-		}
-		count := map[string]int{}
-		okAll := true
-		hostdata.Range(func(k, v any) bool {
-			info, isMap := v.(*value.Map)
-			if !isMap {
-				okAll = false
-				return false
-			}
-			count[key(value.Str(k), info)]++
-			return true
-		})
-		if !okAll {
-			out.Set(host, hd)
-			return true
-		}
-		comp := value.NewMap(hostdata.Len())
-		hostdata.Range(func(k, v any) bool {
-			tname := value.Str(k)
-			info := v.(*value.Map)
-			id := key(tname, info)
-			if count[id] == 1 {
-				comp.Set(tname, info)
-				return true
-			}
-			comps := strings.Split(tname, "_|-")
-			if len(comps) != 4 {
-				comp.Set(tname, info)
-				return true
-			}
-			comps[2] = strings.Join([]string{"state_compressed", value.Str(mapVal(info, "__sls__")), value.Str(mapVal(info, "__id__")), value.Str(mapVal(info, "result"))}, "_")
-			comps[1] = fmt.Sprintf("%s (%d)", value.Str(mapVal(info, "__id__")), count[id])
-			nt := strings.Join(comps, "_|-")
-			prevV, exists := comp.Get(nt)
-			if !exists {
-				comp.Set(nt, info.Copy())
-				return true
-			}
-			prev := prevV.(*value.Map)
-			prev.Set("__run_num__", int64(math.Min(runNum(info), runNum(prev))))
-			prev.Set("duration", pyRound3(durationFloat(mapVal(info, "duration"))+durationFloat(mapVal(prev, "duration"))))
-			if a, b := value.Str(mapVal(info, "start_time")), value.Str(mapVal(prev, "start_time")); a < b {
-				prev.Set("start_time", a)
-			}
-			pc, _ := mapVal(prev, "changes").(*value.Map)
-			ic := mapVal(info, "changes")
-			if value.Truthy(pc) && value.Truthy(ic) {
-				if !value.Truthy(mapVal(pc, "compressed changes")) {
-					prev.Set("changes", value.MapOf("compressed changes", value.MapOf(value.Str(mapVal(prev, "name")), pc)))
-				}
-				pcm, _ := mapVal(prev, "changes").(*value.Map)
-				cc, ok := mapVal(pcm, "compressed changes").(*value.Map)
-				if !ok {
-					err = fmt.Errorf("TypeError: %s object does not support item assignment", value.Repr(value.TypeName(mapVal(pcm, "compressed changes"))))
-					return false
-				}
-				cc.Set(value.Str(mapVal(info, "name")), ic)
-			} else if value.Truthy(ic) {
-				prev.Set("changes", value.MapOf("compressed changes", value.MapOf(value.Str(mapVal(info, "name")), ic)))
-			}
-			return true
-		})
-		if err != nil {
-			return false
-		}
-		out.Set(host, comp)
-		return true
-	})
-	return out, err
+	}
+	return -1
 }
 
-func pyRound3(f float64) float64 { return math.Round(f*1000) / 1000 }
+// expandTabs is str.expandtabs() followed by TextWrapper's whitespace
+// replacement.
+func expandTabs(s string) string {
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		switch r {
+		case '\t':
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+		case '\n', '\r':
+			b.WriteByte(' ')
+			col = 0
+		case '\v', '\f':
+			b.WriteByte(' ')
+			col++
+		default:
+			b.WriteRune(r)
+			col++
+		}
+	}
+	return b.String()
+}
+
+// isWord is Python's \w; isLetter is textwrap's [^\d\W] (\w without
+// digits, so "_" counts); isWordPunct is its [\w!"'&.,?].
+func isWord(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)
+}
+
+func isLetter(r rune) bool { return isWord(r) && !unicode.IsDigit(r) }
+
+func isWordPunct(r rune) bool { return isWord(r) || strings.ContainsRune("!\"'&.,?", r) }
+
+func isWrapSpace(r rune) bool { return strings.ContainsRune("\t\n\v\f\r ", r) }
+
+// wrapChunks splits text as TextWrapper.wordsep_re does: runs of
+// whitespace, em-dashes between words, and words, which break after a
+// hyphen between letters and before an em-dash.
+func wrapChunks(text string) []string {
+	r := []rune(text)
+	n := len(r)
+	at := func(k int) rune {
+		if k < 0 || k >= n {
+			return 0
+		}
+		return r[k]
+	}
+	letter := func(k int) bool { return k >= 0 && k < n && isLetter(r[k]) }
+	// emDashAhead reports whether -{2,}\w starts at k.
+	emDashAhead := func(k int) bool {
+		j := k
+		for j < n && r[j] == '-' {
+			j++
+		}
+		return j-k >= 2 && j < n && isWord(r[j])
+	}
+	var chunks []string
+	for i := 0; i < n; {
+		j := i + 1
+		switch {
+		case isWrapSpace(r[i]):
+			for j < n && isWrapSpace(r[j]) {
+				j++
+			}
+		case i > 0 && isWordPunct(r[i-1]) && emDashAhead(i):
+			j = i
+			for r[j] == '-' {
+				j++
+			}
+		default:
+			for e := i + 1; ; e++ {
+				if at(e) == '-' && (letter(e-1) && letter(e-2) || letter(e-1) && at(e-2) == '-' && letter(e-3)) &&
+					letter(e+1) && (letter(e+2) || at(e+2) == '-' && letter(e+3)) {
+					j = e + 1
+					break
+				}
+				if e == n || isWrapSpace(r[e]) {
+					j = e
+					break
+				}
+				if isWordPunct(r[e-1]) && emDashAhead(e) {
+					j = e
+					break
+				}
+			}
+		}
+		chunks = append(chunks, string(r[i:j]))
+		i = j
+	}
+	return chunks
+}
+
+// compressIDs is _compress_ids: states of one ID with the same module,
+// SLS and result are folded into one entry. As in Salt, any data it cannot
+// fold (a host whose data is not a mapping, a state missing __id__,
+// __sls__, result, a duration that is not a number, ...) leaves the whole
+// output uncompressed.
+func compressIDs(data *value.Map) *value.Map {
+	out := value.NewMap(data.Len())
+	get := func(m *value.Map, k string) any {
+		v, ok := m.Get(k)
+		if !ok {
+			panic(errCompress)
+		}
+		return v
+	}
+	ok := func() (ok bool) {
+		defer func() {
+			if r := recover(); r != nil {
+				if r != errCompress {
+					panic(r)
+				}
+				ok = false
+			}
+		}()
+		data.Range(func(host, hd any) bool {
+			hostdata, isMap := hd.(*value.Map)
+			if !isMap {
+				panic(errCompress)
+			}
+			info := func(v any) *value.Map {
+				m, isMap := v.(*value.Map)
+				if !isMap {
+					panic(errCompress)
+				}
+				return m
+			}
+			key := func(tname string, in *value.Map) string {
+				mod, _, _ := strings.Cut(tname, "_|-")
+				return strings.Join([]string{mod, value.Str(get(in, "__id__")), value.Str(get(in, "__sls__")), value.Str(get(in, "result"))}, "_")
+			}
+			count := map[string]int{}
+			hostdata.Range(func(k, v any) bool {
+				count[key(value.Str(k), info(v))]++
+				return true
+			})
+			comp := value.NewMap(hostdata.Len())
+			hostdata.Range(func(k, v any) bool {
+				tname := value.Str(k)
+				in := info(v)
+				id := key(tname, in)
+				if count[id] == 1 {
+					comp.Set(k, in)
+					return true
+				}
+				comps := strings.Split(tname, "_|-")
+				if len(comps) < 3 {
+					panic(errCompress)
+				}
+				comps[2] = strings.Join([]string{"state_compressed", value.Str(get(in, "__sls__")), value.Str(get(in, "__id__")), value.Str(get(in, "result"))}, "_")
+				comps[1] = fmt.Sprintf("%s (%d)", value.Str(get(in, "__id__")), count[id])
+				nt := strings.Join(comps, "_|-")
+				prevV, exists := comp.Get(nt)
+				if !exists {
+					comp.Set(nt, in.Copy())
+					return true
+				}
+				prev := prevV.(*value.Map)
+				a, b := get(in, "__run_num__"), get(prev, "__run_num__")
+				if !value.IsNumber(a) || !value.IsNumber(b) {
+					panic(errCompress)
+				}
+				if value.ToFloat(a) < value.ToFloat(b) {
+					prev.Set("__run_num__", a)
+				}
+				da, db := get(in, "duration"), get(prev, "duration")
+				if !value.IsNumber(da) || !value.IsNumber(db) {
+					panic(errCompress)
+				}
+				prev.Set("duration", pyRound3(value.ToFloat(da)+value.ToFloat(db)))
+				sa, sb := get(in, "start_time"), get(prev, "start_time")
+				ssa, okA := sa.(string)
+				ssb, okB := sb.(string)
+				if !okA || !okB {
+					panic(errCompress)
+				}
+				if ssa < ssb {
+					prev.Set("start_time", sa)
+				}
+				pc := mapVal(prev, "changes")
+				ic := mapVal(in, "changes")
+				switch {
+				case value.Truthy(pc) && value.Truthy(ic):
+					pcm, isMap := pc.(*value.Map)
+					if !isMap {
+						panic(errCompress)
+					}
+					if !value.Truthy(mapVal(pcm, "compressed changes")) {
+						pcm = value.MapOf("compressed changes", value.MapOf(get(prev, "name"), pc))
+						prev.Set("changes", pcm)
+					}
+					cc, isMap := mapVal(pcm, "compressed changes").(*value.Map)
+					if !isMap {
+						panic(errCompress)
+					}
+					cc.Set(get(in, "name"), ic)
+				case value.Truthy(ic):
+					prev.Set("changes", value.MapOf("compressed changes", value.MapOf(get(in, "name"), ic)))
+				}
+				return true
+			})
+			out.Set(host, comp)
+			return true
+		})
+		return true
+	}()
+	if !ok {
+		return data
+	}
+	return out
+}
+
+var errCompress = fmt.Errorf("outputters: state data cannot be compressed")
+
+func pyRound3(f float64) float64 { return pyRound(f, 3) }

@@ -20,7 +20,7 @@ func nestedOut(data any, o *output.Options) (string, error) {
 			base = int(n)
 		}
 	}
-	n := &Nested{C: output.GetColors(o.Color), Retcode: o.Retcode}
+	n := &Nested{C: output.GetColors(o.Color), Retcode: o.Retcode, KeepEsc: keepEsc(o)}
 	lines := n.Display(data, base, "", nil)
 	return strings.Join(lines, "\n"), nil
 }
@@ -30,6 +30,18 @@ func nestedOut(data any, o *output.Options) (string, error) {
 type Nested struct {
 	C       output.Colors
 	Retcode int
+	// KeepEsc keeps ESC characters in strings (strip_colors: False);
+	// by default they become '?'.
+	KeepEsc bool
+}
+
+// keepEsc reports whether the option strip_colors is off.
+func keepEsc(o *output.Options) bool {
+	if o.Opts == nil {
+		return false
+	}
+	v, ok := o.Opts.Get("strip_colors")
+	return ok && !value.Truthy(v)
 }
 
 func (n *Nested) ustring(indent int, color, msg, prefix, suffix string) string {
@@ -51,7 +63,9 @@ func (n *Nested) Display(ret any, indent int, prefix string, out []string) []str
 			if !first {
 				lp = strings.Repeat(" ", len(prefix))
 			}
-			line = strings.ReplaceAll(line, "\x1b", "?")
+			if !n.KeepEsc {
+				line = stripEsc(line)
+			}
 			out = append(out, n.ustring(indent, n.C.Green, line, lp, ""))
 			first = false
 		}

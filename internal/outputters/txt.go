@@ -23,6 +23,12 @@ func txtOut(data any, _ *output.Options) (string, error) {
 				}
 				return true
 			}
+			if bs, isBytes := v.([]byte); isBytes {
+				for _, line := range pyops.SplitLines(string(bs), false) {
+					b.WriteString(key + ": " + value.Repr([]byte(line)) + "\n")
+				}
+				return true
+			}
 			b.WriteString(key + ": " + value.Str(v) + "\n")
 			return true
 		})
@@ -31,5 +37,5 @@ func txtOut(data any, _ *output.Options) (string, error) {
 	if s, ok := data.(string); ok {
 		return s + "\n", nil
 	}
-	return value.Repr(data) + "\n", nil
+	return pformat(data) + "\n", nil
 }

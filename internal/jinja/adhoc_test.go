@@ -4,6 +4,7 @@ import (
 	"brine/internal/value"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -146,5 +147,30 @@ func TestAdhocParse(t *testing.T) {
 	b, _ := json.Marshal(res)
 	if err := os.WriteFile(path+".out", b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestNamedEscapes(t *testing.T) {
+	tests := []struct{ src, want, err string }{
+		{`{{ 'a\N{BULLET}b' }}`, "a•b", ""},
+		{`{{ '\N{latin small letter e with acute}' }}`, "é", ""},
+		{`{{ '\N{CJK UNIFIED IDEOGRAPH-4E00}\N{HANGUL SYLLABLE GA}' }}`, "一가", ""},
+		{`{{ '\N{cjk unified ideograph-4e00}' }}`, "", "unknown Unicode character name"},
+		{`{{ '\N{hangul syllable ga}' }}`, "", "unknown Unicode character name"},
+		{`{{ '\N{ BULLET}' }}`, "", "unknown Unicode character name"},
+		{`{{ '\N{BULLET' }}`, "", `malformed \N character escape`},
+	}
+	env := New()
+	for _, tc := range tests {
+		got, err := env.RenderString("t", tc.src, nil)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: err = %v, want %q", tc.src, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%s = %q, %v; want %q", tc.src, got, err, tc.want)
+		}
 	}
 }

@@ -131,9 +131,7 @@ func renderNamed(c goldenCase, mainName string) (string, error) {
 
 // knownDiffs lists golden cases where brine deliberately differs from
 // Jinja2, with the reason (see SPEC.md).
-var knownDiffs = map[string]string{
-	"stmts2__string_escapes": "\\N{NAME} escapes need the Unicode name table; left as written",
-}
+var knownDiffs = map[string]string{}
 
 func TestGolden(t *testing.T) {
 	paths, _ := filepath.Glob("testdata/golden/*.txtar")

@@ -595,6 +595,17 @@ func unescapeString(s string) (string, string) {
 				}
 			}
 			return "", map[byte]string{'x': `truncated \xXX escape`, 'u': `truncated \uXXXX escape`, 'U': `truncated \UXXXXXXXX escape`}[e]
+		case 'N':
+			end := strings.IndexByte(s[i+1:], '}')
+			if i+1 >= len(s) || s[i+1] != '{' || end < 2 {
+				return "", `malformed \N character escape`
+			}
+			r, ok := lookupRuneName(s[i+2 : i+1+end])
+			if !ok {
+				return "", "unknown Unicode character name"
+			}
+			b.WriteRune(r)
+			i += 1 + end
 		case '0', '1', '2', '3', '4', '5', '6', '7':
 			v := 0
 			j := i

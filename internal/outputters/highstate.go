@@ -775,120 +775,134 @@ func wrapChunks(text string) []string {
 // __sls__, result, a duration that is not a number, ...) leaves the whole
 // output uncompressed.
 func compressIDs(data *value.Map) *value.Map {
+	c := compressor{}
 	out := value.NewMap(data.Len())
-	get := func(m *value.Map, k string) any {
-		v, ok := m.Get(k)
-		if !ok {
-			panic(errCompress)
-		}
-		return v
-	}
-	ok := func() (ok bool) {
-		defer func() {
-			if r := recover(); r != nil {
-				if r != errCompress {
-					panic(r)
-				}
-				ok = false
-			}
-		}()
-		data.Range(func(host, hd any) bool {
-			hostdata, isMap := hd.(*value.Map)
-			if !isMap {
-				panic(errCompress)
-			}
-			info := func(v any) *value.Map {
-				m, isMap := v.(*value.Map)
-				if !isMap {
-					panic(errCompress)
-				}
-				return m
-			}
-			key := func(tname string, in *value.Map) string {
-				mod, _, _ := strings.Cut(tname, "_|-")
-				return strings.Join([]string{mod, value.Str(get(in, "__id__")), value.Str(get(in, "__sls__")), value.Str(get(in, "result"))}, "_")
-			}
-			count := map[string]int{}
-			hostdata.Range(func(k, v any) bool {
-				count[key(value.Str(k), info(v))]++
-				return true
-			})
-			comp := value.NewMap(hostdata.Len())
-			hostdata.Range(func(k, v any) bool {
-				tname := value.Str(k)
-				in := info(v)
-				id := key(tname, in)
-				if count[id] == 1 {
-					comp.Set(k, in)
-					return true
-				}
-				comps := strings.Split(tname, "_|-")
-				if len(comps) < 3 {
-					panic(errCompress)
-				}
-				comps[2] = strings.Join([]string{"state_compressed", value.Str(get(in, "__sls__")), value.Str(get(in, "__id__")), value.Str(get(in, "result"))}, "_")
-				comps[1] = fmt.Sprintf("%s (%d)", value.Str(get(in, "__id__")), count[id])
-				nt := strings.Join(comps, "_|-")
-				prevV, exists := comp.Get(nt)
-				if !exists {
-					comp.Set(nt, in.Copy())
-					return true
-				}
-				prev := prevV.(*value.Map)
-				a, b := get(in, "__run_num__"), get(prev, "__run_num__")
-				if !value.IsNumber(a) || !value.IsNumber(b) {
-					panic(errCompress)
-				}
-				if value.ToFloat(a) < value.ToFloat(b) {
-					prev.Set("__run_num__", a)
-				}
-				da, db := get(in, "duration"), get(prev, "duration")
-				if !value.IsNumber(da) || !value.IsNumber(db) {
-					panic(errCompress)
-				}
-				prev.Set("duration", pyRound3(value.ToFloat(da)+value.ToFloat(db)))
-				sa, sb := get(in, "start_time"), get(prev, "start_time")
-				ssa, okA := sa.(string)
-				ssb, okB := sb.(string)
-				if !okA || !okB {
-					panic(errCompress)
-				}
-				if ssa < ssb {
-					prev.Set("start_time", sa)
-				}
-				pc := mapVal(prev, "changes")
-				ic := mapVal(in, "changes")
-				switch {
-				case value.Truthy(pc) && value.Truthy(ic):
-					pcm, isMap := pc.(*value.Map)
-					if !isMap {
-						panic(errCompress)
-					}
-					if !value.Truthy(mapVal(pcm, "compressed changes")) {
-						pcm = value.MapOf("compressed changes", value.MapOf(get(prev, "name"), pc))
-						prev.Set("changes", pcm)
-					}
-					cc, isMap := mapVal(pcm, "compressed changes").(*value.Map)
-					if !isMap {
-						panic(errCompress)
-					}
-					cc.Set(get(in, "name"), ic)
-				case value.Truthy(ic):
-					prev.Set("changes", value.MapOf("compressed changes", value.MapOf(get(in, "name"), ic)))
-				}
-				return true
-			})
+	data.Range(func(host, hd any) bool {
+		if comp := c.host(hd); comp != nil {
 			out.Set(host, comp)
-			return true
-		})
-		return true
-	}()
-	if !ok {
+		}
+		return !c.bad
+	})
+	if c.bad {
 		return data
 	}
 	return out
 }
 
-var errCompress = fmt.Errorf("outputters: state data cannot be compressed")
+// compressor folds one host's states; bad records that some data could
+// not be folded, which leaves the whole output as it was.
+type compressor struct{ bad bool }
+
+// get is Python's d[k]: a missing key marks the data unfoldable.
+func (c *compressor) get(m *value.Map, k string) any {
+	v, ok := m.Get(k)
+	if !ok {
+		c.bad = true
+	}
+	return v
+}
+
+// info is a state's return, which must be a mapping.
+func (c *compressor) info(v any) *value.Map {
+	m, ok := v.(*value.Map)
+	if !ok {
+		c.bad = true
+		return value.NewMap(0)
+	}
+	return m
+}
+
+// key is _compress_ids' grouping key: module, ID, SLS and result.
+func (c *compressor) key(tname string, in *value.Map) string {
+	mod, _, _ := strings.Cut(tname, "_|-")
+	return strings.Join([]string{mod, value.Str(c.get(in, "__id__")), value.Str(c.get(in, "__sls__")), value.Str(c.get(in, "result"))}, "_")
+}
+
+func (c *compressor) host(hd any) *value.Map {
+	hostdata, isMap := hd.(*value.Map)
+	if !isMap {
+		c.bad = true
+		return nil
+	}
+	count := map[string]int{}
+	hostdata.Range(func(k, v any) bool {
+		count[c.key(value.Str(k), c.info(v))]++
+		return !c.bad
+	})
+	if c.bad {
+		return nil
+	}
+	comp := value.NewMap(hostdata.Len())
+	hostdata.Range(func(k, v any) bool {
+		c.fold(comp, value.Str(k), k, c.info(v), count)
+		return !c.bad
+	})
+	return comp
+}
+
+// fold adds one state to comp, merging it into the compressed entry of
+// its group when the group has more than one state.
+func (c *compressor) fold(comp *value.Map, tname string, k any, in *value.Map, count map[string]int) {
+	id := c.key(tname, in)
+	if c.bad {
+		return
+	}
+	if count[id] == 1 {
+		comp.Set(k, in)
+		return
+	}
+	comps := strings.Split(tname, "_|-")
+	if len(comps) < 3 {
+		c.bad = true
+		return
+	}
+	comps[2] = strings.Join([]string{"state_compressed", value.Str(c.get(in, "__sls__")), value.Str(c.get(in, "__id__")), value.Str(c.get(in, "result"))}, "_")
+	comps[1] = fmt.Sprintf("%s (%d)", value.Str(c.get(in, "__id__")), count[id])
+	nt := strings.Join(comps, "_|-")
+	prevV, exists := comp.Get(nt)
+	if !exists {
+		comp.Set(nt, in.Copy())
+		return
+	}
+	prev := prevV.(*value.Map)
+	a, b := c.get(in, "__run_num__"), c.get(prev, "__run_num__")
+	da, db := c.get(in, "duration"), c.get(prev, "duration")
+	sa, sb := c.get(in, "start_time"), c.get(prev, "start_time")
+	ssa, okA := sa.(string)
+	ssb, okB := sb.(string)
+	if c.bad || !value.IsNumber(a) || !value.IsNumber(b) || !value.IsNumber(da) || !value.IsNumber(db) || !okA || !okB {
+		c.bad = true
+		return
+	}
+	if value.ToFloat(a) < value.ToFloat(b) {
+		prev.Set("__run_num__", a)
+	}
+	prev.Set("duration", pyRound3(value.ToFloat(da)+value.ToFloat(db)))
+	if ssa < ssb {
+		prev.Set("start_time", sa)
+	}
+	pc := mapVal(prev, "changes")
+	ic := mapVal(in, "changes")
+	switch {
+	case value.Truthy(pc) && value.Truthy(ic):
+		pcm, isMap := pc.(*value.Map)
+		if !isMap {
+			c.bad = true
+			return
+		}
+		if !value.Truthy(mapVal(pcm, "compressed changes")) {
+			pcm = value.MapOf("compressed changes", value.MapOf(c.get(prev, "name"), pc))
+			prev.Set("changes", pcm)
+		}
+		cc, isMap := mapVal(pcm, "compressed changes").(*value.Map)
+		if !isMap {
+			c.bad = true
+			return
+		}
+		cc.Set(c.get(in, "name"), ic)
+	case value.Truthy(ic):
+		prev.Set("changes", value.MapOf("compressed changes", value.MapOf(c.get(in, "name"), ic)))
+	}
+}
 
 func pyRound3(f float64) float64 { return pyRound(f, 3) }

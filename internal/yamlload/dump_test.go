@@ -14,7 +14,8 @@ import (
 )
 
 // dumpCase is one entry of testdata/dump_golden.json, written by
-// testdata/gen/dump_golden.py with PyYAML's C dumper.
+// testdata/gen/dump_golden.py with PyYAML's C dumper, or its pure-Python
+// one where opts.py is set.
 type dumpCase struct {
 	Value json.RawMessage `json:"value"`
 	Opts  struct {
@@ -26,6 +27,7 @@ type dumpCase struct {
 		ExplicitEnd      bool   `json:"explicit_end"`
 		SortKeys         *bool  `json:"sort_keys"`
 		LineBreak        string `json:"line_break"`
+		Py               bool   `json:"py"`
 	} `json:"opts"`
 	Out string `json:"out"`
 }
@@ -143,6 +145,7 @@ func TestDumpGolden(t *testing.T) {
 			ExplicitStart:    c.Opts.ExplicitStart,
 			ExplicitEnd:      c.Opts.ExplicitEnd,
 			LineBreak:        c.Opts.LineBreak,
+			PurePython:       c.Opts.Py,
 			SortKeys:         sortKeys,
 		}
 		if i%2 == 1 {

@@ -7,7 +7,8 @@ import (
 )
 
 // Dump writes v as YAML text exactly as PyYAML's yaml.dump with the C
-// (libyaml 0.2.5) safe dumper does, with the options Salt passes. Values
+// (libyaml 0.2.5) safe dumper does, or with opts.PurePython its
+// pure-Python safe dumper (the one Salt's dumpers subclass). Values
 // are those of package value; a list or mapping met twice is written once
 // with an anchor and then as an alias, as PyYAML does.
 func Dump(v any, opts DumpOptions) (string, error) {
@@ -48,7 +49,7 @@ type emitter struct {
 
 func newEmitter(opts *DumpOptions) *emitter {
 	e := &emitter{opts: opts, bestIndent: opts.Indent, bestWidth: opts.Width,
-		lineBreak: opts.LineBreak, unicode: opts.AllowUnicode}
+		lineBreak: opts.LineBreak, unicode: opts.AllowUnicode, pyBreaks: opts.PurePython}
 	if e.bestIndent < 2 || e.bestIndent > 9 {
 		e.bestIndent = 2
 	}
@@ -273,7 +274,7 @@ type scalarInfo struct {
 }
 
 func (e *emitter) scalarInfo(n *rnode) scalarInfo {
-	si := scalarInfo{an: analyzeScalar(n.value, e.unicode)}
+	si := scalarInfo{an: analyzeScalar(n.value, e.unicode, e.pyBreaks)}
 	si.plainImplicit = Resolve(n.value) == n.tag
 	si.quotedImplicit = n.tag == tagStr
 	if !si.plainImplicit && !si.quotedImplicit {
@@ -408,7 +409,16 @@ func isPrintable(r rune) bool {
 	return false
 }
 
-func analyzeScalar(s string, unicode bool) analysis {
+// isPrintablePy is the pure-Python emitter's idea of a character that
+// needs no escape (given allow_unicode): unlike libyaml 0.2.5 it takes
+// NEL and characters beyond the Basic Multilingual Plane.
+func isPrintablePy(r rune) bool {
+	return isPrintable(r) || r == 0x85 || r >= 0x10000 && r < 0x10FFFF
+}
+
+// analyzeScalar is libyaml's scalar analysis, or with py that of PyYAML's
+// pure-Python emitter.
+func analyzeScalar(s string, unicode, py bool) analysis {
 	if s == "" {
 		return analysis{blockPlain: true, singleQuoted: true}
 	}
@@ -457,7 +467,11 @@ func analyzeScalar(s string, unicode bool) analysis {
 				}
 			}
 		}
-		if !isPrintable(r) || r >= 0x80 && !unicode {
+		printable := isPrintable(r)
+		if py {
+			printable = isPrintablePy(r)
+		}
+		if !printable || r >= 0x80 && !unicode {
 			special = true
 		}
 		last := next >= len(s)
@@ -582,6 +596,10 @@ func (e *emitter) writeIndicator(ind string, needWhitespace, isWhitespace, isInd
 }
 
 func (e *emitter) writePlain(s string, allowBreaks bool) {
+	if e.pyBreaks && e.rootCtx {
+		// PyYAML ends a document whose root is a plain scalar with "..."
+		e.openEnded = 2
+	}
 	if !e.whitespace && (s != "" || e.flowLevel > 0) {
 		e.put(' ')
 	}
@@ -665,60 +683,17 @@ func (e *emitter) writeSingle(s string, allowBreaks bool) {
 const hexDigits = "0123456789ABCDEF"
 
 func (e *emitter) writeDouble(s string, allowBreaks bool) {
+	if e.pyBreaks {
+		e.writeDoublePy(s, allowBreaks)
+		return
+	}
 	e.writeIndicator("\"", true, false, false)
 	spaces := false
 	for i := 0; i < len(s); {
 		r, w := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case !isPrintable(r) || !e.unicode && r >= 0x80 || r == 0xFEFF || isBreak(r) || r == '"' || r == '\\':
-			e.put('\\')
-			switch r {
-			case 0:
-				e.put('0')
-			case 0x07:
-				e.put('a')
-			case 0x08:
-				e.put('b')
-			case 0x09:
-				e.put('t')
-			case 0x0A:
-				e.put('n')
-			case 0x0B:
-				e.put('v')
-			case 0x0C:
-				e.put('f')
-			case 0x0D:
-				e.put('r')
-			case 0x1B:
-				e.put('e')
-			case '"':
-				e.put('"')
-			case '\\':
-				e.put('\\')
-			case 0x85:
-				e.put('N')
-			case 0xA0:
-				e.put('_')
-			case 0x2028:
-				e.put('L')
-			case 0x2029:
-				e.put('P')
-			default:
-				digits := 8
-				switch {
-				case r <= 0xFF:
-					e.put('x')
-					digits = 2
-				case r <= 0xFFFF:
-					e.put('u')
-					digits = 4
-				default:
-					e.put('U')
-				}
-				for k := (digits - 1) * 4; k >= 0; k -= 4 {
-					e.put(hexDigits[(r>>uint(k))&0xF])
-				}
-			}
+			e.writeEscape(r)
 			spaces = false
 		case r == ' ':
 			if allowBreaks && !spaces && e.column > e.bestWidth && i != 0 && i != len(s)-1 {
@@ -738,6 +713,127 @@ func (e *emitter) writeDouble(s string, allowBreaks bool) {
 	}
 	e.writeIndicator("\"", false, false, false)
 	e.whitespace, e.indention = false, false
+}
+
+// pyEscaped reports whether PyYAML's pure-Python emitter escapes r in a
+// double-quoted scalar: it keeps only printable ASCII and, with
+// allow_unicode, the printable part of the Basic Multilingual Plane.
+func (e *emitter) pyEscaped(r rune) bool {
+	switch r {
+	case '"', '\\', 0x85, 0x2028, 0x2029, 0xFEFF:
+		return true
+	}
+	if r >= 0x20 && r <= 0x7E {
+		return false
+	}
+	return !e.unicode || !(r >= 0xA0 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD)
+}
+
+// writeEscape writes the double-quoted escape sequence of r.
+func (e *emitter) writeEscape(r rune) {
+	e.put('\\')
+	var c byte
+	switch r {
+	case 0:
+		c = '0'
+	case 0x07:
+		c = 'a'
+	case 0x08:
+		c = 'b'
+	case 0x09:
+		c = 't'
+	case 0x0A:
+		c = 'n'
+	case 0x0B:
+		c = 'v'
+	case 0x0C:
+		c = 'f'
+	case 0x0D:
+		c = 'r'
+	case 0x1B:
+		c = 'e'
+	case '"':
+		c = '"'
+	case '\\':
+		c = '\\'
+	case 0x85:
+		c = 'N'
+	case 0xA0:
+		c = '_'
+	case 0x2028:
+		c = 'L'
+	case 0x2029:
+		c = 'P'
+	}
+	if c != 0 {
+		e.put(c)
+		return
+	}
+	digits := 8
+	switch {
+	case r <= 0xFF:
+		e.put('x')
+		digits = 2
+	case r <= 0xFFFF:
+		e.put('u')
+		digits = 4
+	default:
+		e.put('U')
+	}
+	for k := (digits - 1) * 4; k >= 0; k -= 4 {
+		e.put(hexDigits[(r>>uint(k))&0xF])
+	}
+}
+
+// writeDoublePy is PyYAML's pure-Python write_double_quoted: a line is
+// broken at a space, or after an escape, once the text written and the
+// run still pending pass the width; the broken line ends with '\' and a
+// space starting the next line is escaped as '\ '. Characters outside
+// the BMP are escaped even with allow_unicode.
+func (e *emitter) writeDoublePy(s string, allowBreaks bool) {
+	e.writeIndicator("\"", true, false, false)
+	n := utf8.RuneCountInString(s)
+	// start and end count runes, as Python indexes a str; startByte and
+	// endByte are the same positions in s.
+	start, startByte, end := 0, 0, 0
+	for endByte := 0; end <= n; end++ {
+		r, w := rune(-1), 0
+		if end < n {
+			r, w = utf8.DecodeRuneInString(s[endByte:])
+		}
+		if r < 0 || e.pyEscaped(r) {
+			if start < end {
+				e.writeRun(s[startByte:endByte], end-start)
+				start, startByte = end, endByte
+			}
+			if r >= 0 {
+				e.writeEscape(r)
+				start, startByte = end+1, endByte+w
+			}
+		}
+		if allowBreaks && end > 0 && end < n-1 && (r == ' ' || start >= end) &&
+			e.column+(end-start) > e.bestWidth {
+			if start < end {
+				e.writeRun(s[startByte:endByte], end-start)
+				start, startByte = end, endByte
+			}
+			e.put('\\')
+			e.writeIndent()
+			e.whitespace, e.indention = false, false
+			if s[startByte] == ' ' {
+				e.put('\\')
+			}
+		}
+		endByte += w
+	}
+	e.writeIndicator("\"", false, false, false)
+	e.whitespace, e.indention = false, false
+}
+
+// writeRun writes a run of n characters without escapes.
+func (e *emitter) writeRun(s string, n int) {
+	e.out.WriteString(s)
+	e.column += n
 }
 
 func (e *emitter) writeLiteral(s string) {

@@ -39,10 +39,20 @@ type DumpOptions struct {
 	// NoAliases turns off the &id001 / *id001 anchors PyYAML writes for a
 	// list or mapping met twice.
 	NoAliases bool
+	// PurePython chooses, escapes and folds scalars as PyYAML's
+	// pure-Python emitter (yaml.SafeDumper) does rather than as the C
+	// emitter (yaml.CSafeDumper): long double-quoted lines end in '\' with
+	// a leading space escaped as '\ ', characters beyond the BMP may be
+	// plain but are escaped in double quotes, and a root plain scalar is
+	// followed by "...". Salt's dumpers only fall back to it without
+	// libyaml; its yaml_dquote and yaml_squote filters always use it.
+	PurePython bool
 }
 
 // SaltDumpOptions returns the options of salt.utils.yaml.safe_dump:
-// allow_unicode and PyYAML's sort_keys, default_flow_style None.
+// allow_unicode and PyYAML's sort_keys, default_flow_style None. Salt's
+// SafeOrderedDumper subclasses yaml.CSafeDumper whenever PyYAML has libyaml
+// (as in Salt 3006 builds), so PurePython stays off.
 func SaltDumpOptions() DumpOptions {
 	return DumpOptions{AllowUnicode: true, SortKeys: true}
 }

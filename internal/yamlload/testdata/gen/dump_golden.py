@@ -2,7 +2,9 @@
 """Generate testdata/dump_golden.json: PyYAML's output for brine's dumper tests.
 
 Run from internal/yamlload:  python3 testdata/gen/dump_golden.py
-Needs PyYAML with libyaml (Salt dumps with the C emitter). Each case holds
+Needs PyYAML with libyaml. Cases dump with the C emitter (yaml.CSafeDumper)
+unless their options hold "py": true, which selects the pure-Python
+emitter (yaml.SafeDumper) that Salt's own dumpers subclass. Each case holds
 the input value in a tagged JSON form (decoded by the Go test), the dump
 options and the text yaml.dump produced. Plain dicts are sorted when
 sort_keys is on; OrderedDicts keep their order, as with Salt's
@@ -22,17 +24,23 @@ class OrderedSafeDumper(yaml.CSafeDumper):
     """The C safe dumper, plus an ordered-dict representer."""
 
 
-OrderedSafeDumper.add_representer(
-    collections.OrderedDict,
-    lambda dumper, data: dumper.represent_dict(list(data.items())),
-)
+class PyOrderedSafeDumper(yaml.SafeDumper):
+    """The pure-Python safe dumper, plus an ordered-dict representer."""
+
+
+for _d in (OrderedSafeDumper, PyOrderedSafeDumper):
+    _d.add_representer(
+        collections.OrderedDict,
+        lambda dumper, data: dumper.represent_dict(list(data.items())),
+    )
 
 
 def dump(value, opts):
     kw = dict(opts)
+    dumper = PyOrderedSafeDumper if kw.pop("py", False) else OrderedSafeDumper
     kw.setdefault("allow_unicode", True)
     kw.setdefault("default_flow_style", None)
-    return yaml.dump(value, Dumper=OrderedSafeDumper, **kw)
+    return yaml.dump(value, Dumper=dumper, **kw)
 
 
 def enc(v, seen):
@@ -226,6 +234,59 @@ for _ in range(400):
     if rng.random() < 0.2:
         opts["allow_unicode"] = False
     add(rand_value(), **opts)
+
+
+# the pure-Python emitter: long scalars folded in every quoting style
+PY_STRINGS = [
+    ("word " * 40).strip(), "x" * 79 + " y", "y " * 60, ("a " * 45) + " b", ("a  " * 40).strip(),
+    " " + ("lead " * 25), ("trail " * 25), ("two  spaces " * 12).strip(), ("line\n" * 3) + ("w " * 50),
+    ("ctl\x01 " * 20).strip(), ("\x01" * 100), ("\x01 " * 60), ("é " * 50).strip(), ("日本語 " * 30).strip(),
+    ("😀 x " * 30).strip(), ("tab\tand words " * 10).strip(), ("say \"hi\" " * 15).strip(),
+    ("quote 'q' " * 15).strip(), ("x: y " * 30).strip(), ("- a " * 30).strip(), "a" * 100 + " " + "b" * 100,
+    ("word " * 30) + "\n" + ("more " * 30), ("é\u0001 " * 30).strip(), ("\u00a0 x " * 30).strip(),
+    ("a\u2028 b " * 20).strip(), (" \x01" * 50), ("ab\x01" + " " * 3) * 20, "\ufeff" + ("w " * 50),
+    ("w " * 38) + "\x01" + (" w" * 20), ("w " * 39) + "  " + ("w " * 20), "x\n" + ("  y " * 30),
+]
+for s in PY_STRINGS:
+    for unicode in (True, False):
+        for indent in (2, 4):
+            add(OD([("key", s), ("list", [s, OD([("n", s)])])]), py=True, allow_unicode=unicode, indent=indent,
+                default_flow_style=False)
+            add(OD([("key", s), ("list", [s])]), py=True, allow_unicode=unicode, indent=indent, default_flow_style=True)
+    add(s, py=True)
+    add([s], py=True, width=30)
+for s in STRINGS:
+    add(OD([("k", s)]), py=True, default_flow_style=False)
+add(OD([("local", ret)]), py=True, default_flow_style=False)
+add(OD([("local", ret)]), py=True, default_flow_style=False, indent=4)
+rng = random.Random(3007)
+for _ in range(200):
+    opts = {"py": True}
+    if rng.random() < 0.5:
+        opts["width"] = rng.choice([10, 20, 30, 60, 100])
+    if rng.random() < 0.5:
+        opts["default_flow_style"] = rng.choice([True, False])
+    if rng.random() < 0.3:
+        opts["indent"] = rng.choice([3, 4])
+    if rng.random() < 0.2:
+        opts["allow_unicode"] = False
+    add(rand_value(), **opts)
+# long strings dense in spaces, breaks and escapes, to stress folding
+FOLD_ALPHABET = "abc  \n\x01\t'\"é😀\u2028\x85\xa0"
+for _ in range(300):
+    text = "".join(rng.choice(FOLD_ALPHABET) for _ in range(rng.choice([30, 90, 160, 250])))
+    opts = {"py": True, "width": rng.choice([10, 20, 40, 80]), "indent": rng.choice([2, 4]),
+            "allow_unicode": rng.random() < 0.6, "default_flow_style": rng.choice([True, False, None])}
+    add(rng.choice([text, [text], OD([("k", text)]), OD([("k", [text, OD([("j", text)])])])]), **opts)
+# printable text only: plain and single-quoted folding
+PLAIN_ALPHABET = "abcdé   \n'#:-"
+for _ in range(200):
+    text = "".join(rng.choice(PLAIN_ALPHABET) for _ in range(rng.choice([30, 90, 160, 250])))
+    if rng.random() < 0.5:
+        text = rng.choice(["'", " ", "- ", "#"]) + text
+    opts = {"py": True, "width": rng.choice([10, 20, 40, 80]), "indent": rng.choice([2, 4]),
+            "allow_unicode": rng.random() < 0.6, "default_flow_style": rng.choice([True, False, None])}
+    add(rng.choice([text, [text], OD([("k", text)]), OD([("k", [text, OD([("j", text)])])])]), **opts)
 
 
 def main():

@@ -97,73 +97,8 @@ func (r Renderers) Render() RenderFunc {
 			}
 			return nil, err
 		}
-		return runPipeline(p, text, rc)
+		return p.Run(text, rc)
 	}
-}
-
-// runPipeline is render.Pipeline.Run, except that a data renderer receiving
-// data is mapped over the strings in it.
-func runPipeline(p render.Pipeline, src string, rc *render.Context) (any, error) {
-	if len(p) == 0 {
-		return value.NewMap(0), nil
-	}
-	var cur any = src
-	for i, st := range p {
-		text, isText := cur.(string)
-		switch {
-		case st.Entry.Unsupported != "":
-			return nil, &render.Error{Msg: fmt.Sprintf("The %q renderer is not supported by brine: %s", st.Name, st.Entry.Unsupported)}
-		case !isText && st.Entry.Data != nil && st.Entry.WalkData:
-			out, err := mapStrings(cur, func(s string) (any, error) { return st.Entry.Data(s, rc, st.Argline) })
-			if err != nil {
-				return nil, err
-			}
-			cur = out
-		case !isText:
-			return nil, render.NewPipelineError(p, i, cur)
-		case st.Entry.Text != nil:
-			out, err := st.Entry.Text(text, rc, st.Argline)
-			if err != nil {
-				return nil, err
-			}
-			cur = out
-		default:
-			out, err := st.Entry.Data(text, rc, st.Argline)
-			if err != nil {
-				return nil, err
-			}
-			cur = out
-		}
-	}
-	return cur, nil
-}
-
-// mapStrings replaces every string in v by f(string): mappings and lists
-// are changed in place and returned; a string gives f's result.
-func mapStrings(v any, f func(string) (any, error)) (any, error) {
-	switch x := v.(type) {
-	case string:
-		return f(x)
-	case *value.Map:
-		for i, e := range x.Values() {
-			n, err := mapStrings(e, f)
-			if err != nil {
-				return nil, err
-			}
-			x.SetAt(i, n)
-		}
-		return x, nil
-	case *value.List:
-		for i, e := range x.Items {
-			n, err := mapStrings(e, f)
-			if err != nil {
-				return nil, err
-			}
-			x.Items[i] = n
-		}
-		return x, nil
-	}
-	return v, nil
 }
 
 // Decrypt returns a DecryptFunc running the registry's renderers as Salt's
@@ -180,7 +115,7 @@ func (r Renderers) Decrypt(opts *value.Map) DecryptFunc {
 		if translateNewlines {
 			arg = TranslateNewlinesArg
 		}
-		return mapStrings(data, func(s string) (any, error) { return e.Data(s, rc, arg) })
+		return render.WalkStrings(data, func(s string) (any, error) { return e.Data(s, rc, arg) })
 	}
 }
 

@@ -331,12 +331,15 @@ func (p Pipeline) Run(src string, rc *Context) (any, error) {
 		return value.NewMap(0), nil
 	}
 	for i, st := range p {
+		if st.Entry.Unsupported != "" {
+			return nil, &Error{Msg: fmt.Sprintf("The %q renderer is not supported by brine: %s", st.Name, st.Entry.Unsupported)}
+		}
 		text, isText := cur.(string)
 		if !isText {
 			if st.Entry.Data == nil || !st.Entry.WalkData {
 				return nil, NewPipelineError(p, i, cur)
 			}
-			out, err := walkStrings(cur, func(s string) (any, error) { return st.Entry.Data(s, rc, st.Argline) })
+			out, err := WalkStrings(cur, func(s string) (any, error) { return st.Entry.Data(s, rc, st.Argline) })
 			if err != nil {
 				return nil, err
 			}
@@ -344,8 +347,6 @@ func (p Pipeline) Run(src string, rc *Context) (any, error) {
 			continue
 		}
 		switch {
-		case st.Entry.Unsupported != "":
-			return nil, &Error{Msg: fmt.Sprintf("The %q renderer is not supported by brine: %s", st.Name, st.Entry.Unsupported)}
 		case st.Entry.Text != nil:
 			out, err := st.Entry.Text(text, rc, st.Argline)
 			if err != nil {
@@ -363,15 +364,15 @@ func (p Pipeline) Run(src string, rc *Context) (any, error) {
 	return cur, nil
 }
 
-// walkStrings replaces every string in v by f(string), changing mappings
-// and lists in place.
-func walkStrings(v any, f func(string) (any, error)) (any, error) {
+// WalkStrings replaces every string in v by f(string), changing mappings
+// and lists in place (how Salt's gpg renderer decrypts data it is given).
+func WalkStrings(v any, f func(string) (any, error)) (any, error) {
 	switch x := v.(type) {
 	case string:
 		return f(x)
 	case *value.Map:
 		for i, e := range x.Values() {
-			n, err := walkStrings(e, f)
+			n, err := WalkStrings(e, f)
 			if err != nil {
 				return nil, err
 			}
@@ -379,7 +380,7 @@ func walkStrings(v any, f func(string) (any, error)) (any, error) {
 		}
 	case *value.List:
 		for i, e := range x.Items {
-			n, err := walkStrings(e, f)
+			n, err := WalkStrings(e, f)
 			if err != nil {
 				return nil, err
 			}

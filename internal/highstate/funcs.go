@@ -65,14 +65,11 @@ func showTop(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 	if _, _, err := execmod.Bind("state.show_top", args, kwargs, execmod.Opt("queue", nil)); err != nil {
 		return nil, err
 	}
-	restore, err := statePillar(ctx, kwargs)
+	restore, err := checkedStatePillar(ctx, kwargs)
 	if err != nil {
 		return nil, err
 	}
 	defer restore()
-	if err := pillarErrors(ctx, kwargs); err != nil {
-		return nil, err
-	}
 	r := NewRun(ctx, kwargs)
 	t := r.GetTop()
 	if errs := top.Verify(t); len(errs) > 0 {
@@ -90,14 +87,11 @@ func showHighstate(ctx *execmod.Context, args []any, kwargs *value.Map) (any, er
 	if _, _, err := execmod.Bind("state.show_highstate", args, kwargs, execmod.Opt("queue", nil)); err != nil {
 		return nil, err
 	}
-	restore, err := statePillar(ctx, kwargs)
+	restore, err := checkedStatePillar(ctx, kwargs)
 	if err != nil {
 		return nil, err
 	}
 	defer restore()
-	if err := pillarErrors(ctx, kwargs); err != nil {
-		return nil, err
-	}
 	r := NewRun(ctx, kwargs)
 	high, errs, err := r.CompileHighstate()
 	if err != nil {
@@ -115,14 +109,11 @@ func showLowstate(ctx *execmod.Context, args []any, kwargs *value.Map) (any, err
 	if _, _, err := execmod.Bind("state.show_lowstate", args, kwargs, execmod.Opt("queue", nil)); err != nil {
 		return nil, err
 	}
-	restore, err := statePillar(ctx, kwargs)
+	restore, err := checkedStatePillar(ctx, kwargs)
 	if err != nil {
 		return nil, err
 	}
 	defer restore()
-	if err := pillarErrors(ctx, kwargs); err != nil {
-		return nil, err
-	}
 	r := NewRun(ctx, kwargs)
 	chunks, errs, err := r.CompileLowChunks()
 	if err != nil {
@@ -242,4 +233,19 @@ func CheckResult(running any, recurse bool) bool {
 		}
 	}
 	return true
+}
+
+// checkedStatePillar is statePillar followed by pillarErrors, the prologue
+// of the state.show_* functions: the run's pillar, refused when it holds
+// render errors. The returned function restores the previous pillar.
+func checkedStatePillar(ctx *execmod.Context, kwargs *value.Map) (func(), error) {
+	restore, err := statePillar(ctx, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	if err := pillarErrors(ctx, kwargs); err != nil {
+		restore()
+		return nil, err
+	}
+	return restore, nil
 }

@@ -922,7 +922,7 @@ func filterMin(c *Context, v any, args []any, kw *value.Map) (any, error) {
 }
 
 func filterPprint(v any, args []any, kw *value.Map) (any, error) {
-	return pformat(v), nil
+	return pyops.PFormat(v), nil
 }
 
 func filterRandom(c *Context, v any, args []any, kw *value.Map) (any, error) {

@@ -3,9 +3,9 @@ package jinjasalt
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
+	"brine/internal/pyops"
 	"brine/internal/value"
 	"brine/internal/yamlload"
 )
@@ -310,106 +310,6 @@ func loadText(v any) any {
 	return v
 }
 
-// pformat is pprint.pformat(v) (width 80, dicts sorted).
-func pformat(v any) string {
-	var b strings.Builder
-	pp(&b, v, 0, 0)
-	return b.String()
-}
-
-func ppRepr(v any) string {
-	switch x := v.(type) {
-	case *value.Map:
-		keys := sortedKeys(x)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			e, _ := x.Get(k)
-			parts[i] = value.Repr(k) + ": " + ppRepr(e)
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	case *value.List:
-		parts := make([]string, len(x.Items))
-		for i, e := range x.Items {
-			parts[i] = ppRepr(e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case value.Tuple:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			parts[i] = ppRepr(e)
-		}
-		if len(x) == 1 {
-			return "(" + parts[0] + ",)"
-		}
-		return "(" + strings.Join(parts, ", ") + ")"
-	}
-	return value.Repr(v)
-}
-
-func sortedKeys(m *value.Map) []any {
-	keys := append([]any(nil), m.Keys()...)
-	sort.SliceStable(keys, func(i, j int) bool {
-		c, err := compare(keys[i], keys[j])
-		if err != nil {
-			return typeName(keys[i]) < typeName(keys[j])
-		}
-		return c < 0
-	})
-	return keys
-}
-
-// pp writes v at the current column indent, leaving allowance characters
-// for what follows on the same line, as pprint's _format does.
-func pp(b *strings.Builder, v any, indent, allowance int) {
-	rep := ppRepr(v)
-	if len([]rune(rep)) <= 80-indent-allowance {
-		b.WriteString(rep)
-		return
-	}
-	switch x := v.(type) {
-	case *value.Map:
-		b.WriteByte('{')
-		keys := sortedKeys(x)
-		for i, k := range keys {
-			kr := value.Repr(k)
-			if i > 0 {
-				b.WriteString(",\n" + strings.Repeat(" ", indent+1))
-			}
-			b.WriteString(kr + ": ")
-			e, _ := x.Get(k)
-			last := 1
-			if i == len(keys)-1 {
-				last = allowance + 1
-			}
-			pp(b, e, indent+1+len(kr)+2, last)
-		}
-		b.WriteByte('}')
-	case *value.List, value.Tuple:
-		items, _ := iterate(x)
-		open, close := "[", "]"
-		if _, ok := x.(value.Tuple); ok {
-			open, close = "(", ")"
-			if len(items) == 1 {
-				close = ",)"
-			}
-		}
-		b.WriteString(open)
-		for i, e := range items {
-			if i > 0 {
-				b.WriteString(",\n" + strings.Repeat(" ", indent+1))
-			}
-			last := 1
-			if i == len(items)-1 {
-				last = allowance + len(close)
-			}
-			pp(b, e, indent+1, last)
-		}
-		b.WriteString(close)
-	default:
-		b.WriteString(rep)
-	}
-}
-
 func init() {
 	const sj = "salt/utils/jinja.py"
 	filter("tojson", sj, newSig("tojson", "val", required, "indent", nil).withVarKw(), func(b *bound) (any, error) {
@@ -419,7 +319,7 @@ func init() {
 		return formatJSON(b.vals[0], b.vals[1], b.vals[2])
 	})
 	filter("python", sj, newSig("format_python", "value", required), func(b *bound) (any, error) {
-		return markup(strings.TrimSpace(pformat(b.vals[0]))), nil
+		return markup(strings.TrimSpace(pyops.PFormat(b.vals[0]))), nil
 	})
 	filter("yaml", sj, newSig("format_yaml", "value", required, "flow_style", true), func(b *bound) (any, error) {
 		s, err := formatYAML(b.vals[0], b.vals[1])

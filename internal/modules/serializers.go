@@ -6,12 +6,11 @@ package modules
 import (
 	"errors"
 	"fmt"
-	"regexp"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"brine/internal/execmod"
+	"brine/internal/pyops"
 	"brine/internal/value"
 	"brine/internal/yamlload"
 )
@@ -229,205 +228,19 @@ func serializePython(obj any, opts *value.Map) (any, error) {
 	if err != nil {
 		return nil, serializationError("%s", err.Error())
 	}
-	p := pprinter{width: 80, indent: 1, sortDicts: true}
+	var p pyops.PrettyPrinter
 	if v, ok := opts.Get("width"); ok {
 		if n, isInt := v.(int64); isInt && n > 0 {
-			p.width = int(n)
+			p.Width = int(n)
 		}
 	}
 	if v, ok := opts.Get("indent"); ok {
-		if n, isInt := v.(int64); isInt && n >= 0 {
-			p.indent = int(n)
+		if n, isInt := v.(int64); isInt && n > 0 {
+			p.Indent = int(n)
 		}
 	}
 	if v, ok := opts.Get("sort_dicts"); ok {
-		p.sortDicts = value.Truthy(v)
+		p.Unsorted = !value.Truthy(v)
 	}
-	if p.sortDicts {
-		data = sortedDicts(data)
-	}
-	var b strings.Builder
-	p.format(&b, data, 0, 0, 0)
-	return b.String(), nil
-}
-
-// sortedDicts returns v with every mapping's keys sorted (after the JSON
-// round trip they are all strings).
-func sortedDicts(v any) any {
-	switch x := v.(type) {
-	case *value.Map:
-		keys := append([]any(nil), x.Keys()...)
-		sort.SliceStable(keys, func(i, j int) bool { return value.Str(keys[i]) < value.Str(keys[j]) })
-		out := value.NewMap(len(keys))
-		for _, k := range keys {
-			val, _ := x.Get(k)
-			out.Set(k, sortedDicts(val))
-		}
-		return out
-	case *value.List:
-		items := make([]any, len(x.Items))
-		for i, it := range x.Items {
-			items[i] = sortedDicts(it)
-		}
-		return value.NewList(items...)
-	}
-	return v
-}
-
-// pprinter is Python's pprint.PrettyPrinter for dicts, lists and strings.
-type pprinter struct {
-	width, indent int
-	sortDicts     bool
-}
-
-func runeLen(s string) int { return utf8.RuneCountInString(s) }
-
-func (p *pprinter) format(b *strings.Builder, v any, indent, allowance, level int) {
-	rep := value.Repr(v)
-	if runeLen(rep) <= p.width-indent-allowance {
-		b.WriteString(rep)
-		return
-	}
-	level++
-	switch x := v.(type) {
-	case *value.Map:
-		b.WriteByte('{')
-		if p.indent > 1 {
-			b.WriteString(strings.Repeat(" ", p.indent-1))
-		}
-		if x.Len() > 0 {
-			p.dictItems(b, x, indent, allowance+1, level)
-		}
-		b.WriteByte('}')
-	case *value.List:
-		b.WriteByte('[')
-		p.items(b, x.Items, indent, allowance+1, level)
-		b.WriteByte(']')
-	case string:
-		p.str(b, x, rep, indent, allowance, level)
-	default:
-		b.WriteString(rep)
-	}
-}
-
-func (p *pprinter) dictItems(b *strings.Builder, m *value.Map, indent, allowance, level int) {
-	indent += p.indent
-	delim := ",\n" + strings.Repeat(" ", indent)
-	last := m.Len() - 1
-	for i := 0; i <= last; i++ {
-		k, v := m.At(i)
-		rep := value.Repr(k)
-		b.WriteString(rep)
-		b.WriteString(": ")
-		allow := 1
-		if i == last {
-			allow = allowance
-		}
-		p.format(b, v, indent+runeLen(rep)+2, allow, level)
-		if i != last {
-			b.WriteString(delim)
-		}
-	}
-}
-
-func (p *pprinter) items(b *strings.Builder, items []any, indent, allowance, level int) {
-	indent += p.indent
-	if p.indent > 1 {
-		b.WriteString(strings.Repeat(" ", p.indent-1))
-	}
-	delim := ",\n" + strings.Repeat(" ", indent)
-	for i, it := range items {
-		if i > 0 {
-			b.WriteString(delim)
-		}
-		allow := 1
-		if i == len(items)-1 {
-			allow = allowance
-		}
-		p.format(b, it, indent, allow, level)
-	}
-}
-
-var pprintWordRe = regexp.MustCompile(`\S*\s*`)
-
-// str splits a long string into adjacent literals at whitespace, one per
-// line, in parentheses at the top level.
-func (p *pprinter) str(b *strings.Builder, s, rep string, indent, allowance, level int) {
-	if s == "" {
-		b.WriteString(rep)
-		return
-	}
-	lines := splitLinesKeep(s)
-	if level == 1 {
-		indent++
-		allowance++
-	}
-	maxWidth := p.width - indent
-	maxWidth1 := maxWidth
-	var chunks []string
-	for i, line := range lines {
-		r := value.Repr(line)
-		if i == len(lines)-1 {
-			maxWidth1 -= allowance
-		}
-		if runeLen(r) <= maxWidth1 {
-			chunks = append(chunks, r)
-			continue
-		}
-		parts := pprintWordRe.FindAllString(line, -1)
-		maxWidth2 := maxWidth
-		current := ""
-		for j, part := range parts {
-			candidate := current + part
-			if j == len(parts)-1 && i == len(lines)-1 {
-				maxWidth2 -= allowance
-			}
-			if runeLen(value.Repr(candidate)) > maxWidth2 {
-				if current != "" {
-					chunks = append(chunks, value.Repr(current))
-				}
-				current = part
-			} else {
-				current = candidate
-			}
-		}
-		if current != "" {
-			chunks = append(chunks, value.Repr(current))
-		}
-	}
-	if len(chunks) == 1 {
-		b.WriteString(rep)
-		return
-	}
-	if level == 1 {
-		b.WriteByte('(')
-	}
-	for i, c := range chunks {
-		if i > 0 {
-			b.WriteString("\n" + strings.Repeat(" ", indent))
-		}
-		b.WriteString(c)
-	}
-	if level == 1 {
-		b.WriteByte(')')
-	}
-}
-
-// splitLinesKeep is str.splitlines(True) for \n, \r\n and \r.
-func splitLinesKeep(s string) []string {
-	var out []string
-	for s != "" {
-		i := strings.IndexAny(s, "\r\n")
-		if i < 0 {
-			out = append(out, s)
-			break
-		}
-		j := i + 1
-		if s[i] == '\r' && j < len(s) && s[j] == '\n' {
-			j++
-		}
-		out = append(out, s[:j])
-		s = s[j:]
-	}
-	return out
+	return p.Format(data), nil
 }

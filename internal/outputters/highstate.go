@@ -147,7 +147,7 @@ func (h *hsFormatter) formatHost(host string, data any, indentLevel int) (string
 			info, isMap := v.(*value.Map)
 			tname := value.Str(k)
 			if isMap && tname != "changes" && info.Len() > 0 && !info.Has("__run_num__") {
-				hstrs = append([]string{"The State execution failed to record the order in which all states were executed. The state return missing data is:", pformat(info)}, hstrs...)
+				hstrs = append([]string{"The State execution failed to record the order in which all states were executed. The state return missing data is:", pyops.PFormat(info)}, hstrs...)
 			}
 			if isMap && info.Has("result") {
 				states = append(states, entry{tname, info.Copy()})

@@ -37,5 +37,5 @@ func txtOut(data any, _ *output.Options) (string, error) {
 	if s, ok := data.(string); ok {
 		return s + "\n", nil
 	}
-	return pformat(data) + "\n", nil
+	return pyops.PFormat(data) + "\n", nil
 }

@@ -62,15 +62,11 @@ func SplitMods(v any) []string {
 }
 
 func showTop(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	if _, _, err := execmod.Bind("state.show_top", args, kwargs, execmod.Opt("queue", nil)); err != nil {
-		return nil, err
-	}
-	restore, err := checkedStatePillar(ctx, kwargs)
+	r, restore, err := showRun(ctx, "state.show_top", args, kwargs)
 	if err != nil {
 		return nil, err
 	}
 	defer restore()
-	r := NewRun(ctx, kwargs)
 	t := r.GetTop()
 	if errs := top.Verify(t); len(errs) > 0 {
 		ctx.SetRetcode(exStateCompilerError)
@@ -84,15 +80,11 @@ func showTop(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 }
 
 func showHighstate(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	if _, _, err := execmod.Bind("state.show_highstate", args, kwargs, execmod.Opt("queue", nil)); err != nil {
-		return nil, err
-	}
-	restore, err := checkedStatePillar(ctx, kwargs)
+	r, restore, err := showRun(ctx, "state.show_highstate", args, kwargs)
 	if err != nil {
 		return nil, err
 	}
 	defer restore()
-	r := NewRun(ctx, kwargs)
 	high, errs, err := r.CompileHighstate()
 	if err != nil {
 		return nil, err
@@ -106,15 +98,11 @@ func showHighstate(ctx *execmod.Context, args []any, kwargs *value.Map) (any, er
 }
 
 func showLowstate(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	if _, _, err := execmod.Bind("state.show_lowstate", args, kwargs, execmod.Opt("queue", nil)); err != nil {
-		return nil, err
-	}
-	restore, err := checkedStatePillar(ctx, kwargs)
+	r, restore, err := showRun(ctx, "state.show_lowstate", args, kwargs)
 	if err != nil {
 		return nil, err
 	}
 	defer restore()
-	r := NewRun(ctx, kwargs)
 	chunks, errs, err := r.CompileLowChunks()
 	if err != nil {
 		return nil, err
@@ -248,4 +236,18 @@ func checkedStatePillar(ctx *execmod.Context, kwargs *value.Map) (func(), error)
 		return nil, err
 	}
 	return restore, nil
+}
+
+// showRun is the common start of state.show_top, show_highstate and
+// show_lowstate: their only argument is queue, and they compile with the
+// run's pillar, refused when it holds render errors.
+func showRun(ctx *execmod.Context, name string, args []any, kwargs *value.Map) (*Run, func(), error) {
+	if _, _, err := execmod.Bind(name, args, kwargs, execmod.Opt("queue", nil)); err != nil {
+		return nil, nil, err
+	}
+	restore, err := checkedStatePillar(ctx, kwargs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return NewRun(ctx, kwargs), restore, nil
 }

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -344,11 +345,46 @@ func (m *Master) handleReturn(id string, body json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := m.rets.Create(ctx, proto.ReturnKey(ret.JID, id), data); err != nil {
-		if errors.Is(err, jetstream.ErrKeyExists) {
-			return nil, proto.ErrDuplicateReturn
-		}
+	key := proto.ReturnKey(ret.JID, id)
+	_, err = m.rets.Create(ctx, key, data)
+	if errors.Is(err, jetstream.ErrKeyExists) {
+		return nil, m.storeOverForeign(ctx, key, id, ret.JID, data)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("storing the return: %w", err)
 	}
 	return nil, nil
+}
+
+// storeOverForeign decides what to do with a return whose slot is taken.
+// The same return again (a retry whose first reply was lost) is a
+// duplicate, which the minion takes as delivered. A different, valid
+// return of the same minion is refused: a job runs once. Anything else
+// in the slot (not a return of this minion for this job) was not written
+// through handleReturn and is replaced, so a real return is never lost to
+// whatever got there first.
+func (m *Master) storeOverForeign(ctx context.Context, key, id, jid string, data []byte) error {
+	e, err := m.rets.Get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		if _, err := m.rets.Create(ctx, key, data); err != nil {
+			return fmt.Errorf("storing the return: %w", err)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("storing the return: %w", err)
+	}
+	if bytes.Equal(e.Value(), data) {
+		return proto.ErrDuplicateReturn
+	}
+	var old proto.Return
+	if json.Unmarshal(e.Value(), &old) == nil && old.ID == id && old.JID == jid && old.V == proto.Version {
+		m.Log.Warn("refused a second, different return", "minion", id, "jid", jid)
+		return fmt.Errorf("%w: a different return of job %s from %s is stored already", errReturnRefused, jid, id)
+	}
+	m.Log.Warn("replacing a return slot written outside the master's checks", "minion", id, "jid", jid)
+	if _, err := m.rets.Update(ctx, key, data, e.Revision()); err != nil {
+		return fmt.Errorf("storing the return: %w", err)
+	}
+	return nil
 }

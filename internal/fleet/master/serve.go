@@ -89,7 +89,7 @@ func (m *Master) subscribe() error {
 				return
 			}
 			res, err := h(req.Body)
-			m.respond(msg, req.Nonce, res, err)
+			m.respond(msg, "", req.Nonce, res, err)
 		}); err != nil {
 			return err
 		}
@@ -97,8 +97,18 @@ func (m *Master) subscribe() error {
 	return m.nc.Flush()
 }
 
-func (m *Master) respond(msg *nats.Msg, nonce string, res any, err error) {
+// respond signs and sends the reply to a request. It publishes only on a
+// reply subject under allowed (when allowed is not empty): the master's
+// connection may publish anywhere, JetStream's API and buckets included,
+// so a reply subject chosen by a minion must never steer it outside the
+// inbox that minion may itself subscribe to. Every reply to a minion goes
+// through here with that minion's inbox prefix.
+func (m *Master) respond(msg *nats.Msg, allowed, nonce string, res any, err error) {
 	if msg.Reply == "" {
+		return
+	}
+	if allowed != "" && !strings.HasPrefix(msg.Reply, allowed) {
+		m.Log.Warn("refused reply subject outside the requester's inbox", "subject", msg.Subject, "reply", msg.Reply)
 		return
 	}
 	rep := proto.Reply{Nonce: nonce}
@@ -122,29 +132,37 @@ func (m *Master) respond(msg *nats.Msg, nonce string, res any, err error) {
 
 // serveRequest authenticates one minion request (the id comes from the
 // subject, which only that minion may publish to; the nonce and time must
-// be fresh) and runs its handler.
+// be fresh; the reply subject must lie in that minion's inbox) and runs
+// its handler. A request whose reply subject lies elsewhere is dropped
+// before its handler runs: it is an attempt to have the master write
+// where the minion may not (another minion's return slot, a job record).
 func (m *Master) serveRequest(hs map[string]handler, msg *nats.Msg) {
 	id, kind, err := proto.ParseReqSubject(msg.Subject)
 	if err != nil {
 		return
 	}
+	inbox := proto.InboxPrefix(id) + "."
+	if msg.Reply != "" && !strings.HasPrefix(msg.Reply, inbox) {
+		m.Log.Warn("refused request with a reply subject outside the minion's inbox", "minion", id, "kind", kind, "reply", msg.Reply)
+		return
+	}
 	var req proto.Request
 	if err := json.Unmarshal(msg.Data, &req); err != nil || req.V != proto.Version {
-		m.respond(msg, req.Nonce, nil, errors.New("bad request"))
+		m.respond(msg, inbox, req.Nonce, nil, errors.New("bad request"))
 		return
 	}
 	if err := m.guard.Check(id+"\x00"+req.Nonce, time.Unix(0, req.TS), time.Now()); err != nil {
 		m.Log.Warn("refused request", "minion", id, "kind", kind, "err", err)
-		m.respond(msg, req.Nonce, nil, err)
+		m.respond(msg, inbox, req.Nonce, nil, err)
 		return
 	}
 	h, ok := hs[kind]
 	if !ok {
-		m.respond(msg, req.Nonce, nil, fmt.Errorf("unknown request %q", kind))
+		m.respond(msg, inbox, req.Nonce, nil, fmt.Errorf("unknown request %q", kind))
 		return
 	}
 	res, err := h(id, req.Body)
-	m.respond(msg, req.Nonce, res, err)
+	m.respond(msg, inbox, req.Nonce, res, err)
 }
 
 // handleKeyRequest records a key request.

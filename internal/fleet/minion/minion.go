@@ -327,7 +327,9 @@ func (m *Minion) recover(sess *Session) {
 
 // sendReturn hands an encoded return to the master, retrying until the
 // master answers (across a master restart) or a day has passed. A return
-// the master refuses is not retried; one it already holds counts as sent.
+// the master refuses is not retried; the master calls it a duplicate only
+// when it holds this very return (a retry whose reply was lost), and only
+// that counts as sent.
 // Unless kept (it comes from the journal), the return is written to the
 // journal only when the first attempt fails: the common case costs no
 // file write, and a minion killed during that first attempt reports the

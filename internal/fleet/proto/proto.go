@@ -137,9 +137,11 @@ func InboxPrefix(id string) string { return "_INBOX_" + Token(id) }
 // ReturnKey is the key of minion id's return of job jid in ReturnBucket.
 func ReturnKey(jid, id string) string { return jid + "." + Token(id) }
 
-// ErrDuplicateReturn is the master's refusal of a second return of a job
-// by the same minion. A minion retrying a return whose first delivery
-// went through (its reply was lost) takes it as success.
+// ErrDuplicateReturn is the master's answer to a return it holds already,
+// byte for byte: a minion retrying a return whose first delivery went
+// through (its reply was lost) takes it as success. A different return in
+// the slot is refused with another error, or replaced when it is not a
+// return of that minion for that job.
 var ErrDuplicateReturn = errors.New("return already stored")
 
 // jid allocation: Salt's %Y%m%d%H%M%S%f, made unique within the process.

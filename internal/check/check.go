@@ -31,9 +31,12 @@ type Options struct {
 	// renderer, ...), grains and pillar.
 	Ctx *execmod.Context
 	// SLS restricts the check to these SLS (and what they include) in
-	// Saltenv; empty checks every SLS of every environment and the
-	// highstate.
+	// Saltenv; empty checks the highstate: the top file and every SLS it
+	// reaches for this minion (with All, every SLS of every environment).
 	SLS []string
+	// All checks every SLS under the file roots, not only those the top
+	// file reaches.
+	All bool
 	// Saltenv restricts the check to one environment.
 	Saltenv string
 	// States is the state function registry (nil: statemod.Default).
@@ -46,6 +49,26 @@ type Options struct {
 type Result struct {
 	Diags diag.Diagnostics
 	c     *checker
+}
+
+// Counts returns what the check covered: SLS files rendered, files read
+// (SLS, top files and templates they import) and state IDs declared.
+func (r *Result) Counts() (sls, files, states int) {
+	for _, f := range r.c.files {
+		files++
+		if !f.isSLS {
+			continue
+		}
+		sls++
+		if m, ok := f.data.(*value.Map); ok && f.err == nil {
+			for _, k := range m.Keys() {
+				if ks, ok := k.(string); !ok || !reservedKeys[ks] {
+					states++
+				}
+			}
+		}
+	}
+	return sls, files, states
 }
 
 // Sources returns the texts the diagnostics quote.
@@ -178,8 +201,34 @@ func (c *checker) check() {
 			}
 		}
 		units = append(units, c.run.SLSMatches(c.opts.SLS))
+	} else if !c.opts.All {
+		// What state.apply runs: the top file and the SLS it reaches.
+		c.checkTop()
+		hs := c.highstateMatches()
+		if hs == nil {
+			c.add(&diag.Diagnostic{
+				Summary: "No top file entry matches this minion",
+				Detail:  fmt.Sprintf("Salt would say: \"No Top file or master_tops data matches found.\" (minion id %q; state_top %q). Name the SLS to check, or use --all.", value.Str(mget(c.opts.Ctx.Opts, "id")), c.run.TopOptions().StateTop),
+			})
+		} else {
+			for _, env := range hs.Keys() {
+				if l, ok := mget(hs, env).(*value.List); ok {
+					for _, n := range l.Items {
+						c.renderSLS(value.Str(env), value.Str(n))
+					}
+				}
+			}
+			units = append(units, hs)
+		}
 	} else {
 		// Every SLS file renders on its own first (render errors, includes).
+		total := 0
+		for _, env := range c.envs() {
+			total += len(c.run.Avail.States(env))
+		}
+		if total == 0 {
+			c.add(&diag.Diagnostic{Summary: "No SLS files found", Detail: "The file roots hold no .sls file: check file_roots (or --file-root) and --saltenv."})
+		}
 		for _, env := range c.envs() {
 			for _, name := range c.run.Avail.States(env) {
 				if !c.isTop(env, name) {
@@ -205,7 +254,7 @@ func (c *checker) check() {
 			c.checkIncludes(f)
 		}
 	}
-	if len(c.opts.SLS) == 0 {
+	if len(c.opts.SLS) == 0 && c.opts.All {
 		// SLS files no other file includes are compiled alone as well, as
 		// state.show_sls would.
 		for _, env := range c.envs() {

@@ -85,6 +85,7 @@ func TestGolden(t *testing.T) {
 			root := t.TempDir()
 			var sls []string
 			saltenv := ""
+			highstate := false
 			wantIdx := -1
 			for i, f := range ar.Files {
 				switch f.Name {
@@ -93,6 +94,10 @@ func TestGolden(t *testing.T) {
 					continue
 				case "args":
 					for _, l := range strings.Fields(string(f.Data)) {
+						if l == "highstate" {
+							highstate = true
+							continue
+						}
 						if env, ok := strings.CutPrefix(l, "saltenv="); ok {
 							saltenv = env
 						} else {
@@ -116,7 +121,7 @@ func TestGolden(t *testing.T) {
 					"dev", value.NewList(filepath.Join(root, "dev")),
 				))
 			}
-			res := Run(Options{Ctx: newContext(t, root, extra), SLS: sls, Saltenv: saltenv, BaseDir: root})
+			res := Run(Options{Ctx: newContext(t, root, extra), SLS: sls, Saltenv: saltenv, BaseDir: root, All: len(sls) == 0 && !highstate})
 			got := format(res.Diags, res.Sources())
 			if *update {
 				if wantIdx < 0 {

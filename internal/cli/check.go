@@ -30,12 +30,14 @@ func Check(args []string, stdout, stderr io.Writer) int {
 		opts                        treeOptions
 		format                      string
 		strict, noColor, forceColor bool
+		all                         bool
 	)
 	fs := pflag.NewFlagSet("brine check", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	opts.register(fs)
 	fs.StringVar(&format, "format", "text", "output format: text or json")
 	fs.BoolVar(&strict, "strict", false, "exit with status 1 when there are warnings only")
+	fs.BoolVar(&all, "all", false, "check every SLS under the file roots, not only those the top file reaches")
 	fs.BoolVar(&noColor, "no-color", false, "disable coloured output")
 	fs.BoolVar(&forceColor, "force-color", false, "colour the output even when not on a terminal")
 	fs.Usage = func() {
@@ -74,7 +76,7 @@ func Check(args []string, stdout, stderr io.Writer) int {
 		return checkErrors
 	}
 	cwd, _ := os.Getwd()
-	res := check.Run(check.Options{Ctx: ctx, SLS: fs.Args(), Saltenv: opts.saltenv, BaseDir: cwd})
+	res := check.Run(check.Options{Ctx: ctx, SLS: fs.Args(), Saltenv: opts.saltenv, BaseDir: cwd, All: all})
 	ds := append(pre, res.Diags...)
 
 	if format == "json" {
@@ -101,6 +103,8 @@ func Check(args []string, stdout, stderr io.Writer) int {
 		if len(ds) > 0 {
 			fmt.Fprintln(stdout)
 		}
+		nsls, nfiles, nstates := res.Counts()
+		fmt.Fprintf(stdout, "Checked %d SLS (%s, %s).\n", nsls, plural(nfiles, "file"), plural(nstates, "state"))
 		if nerr == 0 && nwarn == 0 {
 			fmt.Fprintln(stdout, "Success! The state tree is valid.")
 		} else {
@@ -114,4 +118,12 @@ func Check(args []string, stdout, stderr io.Writer) int {
 		return checkWarnings
 	}
 	return checkClean
+}
+
+// plural formats n with noun, adding an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

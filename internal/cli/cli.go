@@ -310,6 +310,7 @@ func Call(args []string, stdout, stderr io.Writer) int {
 	if rc := p.print(value.MapOf("local", ret), defOut, retcode); rc != 0 {
 		return rc
 	}
+	explainCompileFailure(ctx, &f, fun, cargs, ckwargs, ret, stderr)
 	if f.retcodePassthrough {
 		return retcode
 	}

@@ -104,6 +104,11 @@ func (c *checker) saltError(msg string) {
 			Summary: fmt.Sprintf("Conflicting ID %q", m[1]),
 			Detail:  fmt.Sprintf("ID %q is declared in SLS %q and in SLS %q; IDs must be unique across the SLS files applied together.", m[1], m[3], m[5]),
 		}
+		if f := c.findSLS(m[2], m[3]); f != nil {
+			if rg, _ := c.locate(f, keys(m[1])); rg != nil && rg.Start.Line > 0 {
+				d.Related = append(d.Related, diag.Related{Note: fmt.Sprintf("first declared in SLS %q", m[3]), Range: *rg})
+			}
+		}
 		c.addAt(d, m[4], m[5], keys(m[1]))
 		return
 	}
@@ -111,6 +116,16 @@ func (c *checker) saltError(msg string) {
 		d := &diag.Diagnostic{
 			Summary: "Requisite cycle",
 			Detail:  fmt.Sprintf("ID %q and ID %q require each other, so neither can run (Salt: %s).", m[2], m[3], strings.TrimSpace(msg)),
+		}
+		if f := c.findSLS("", m[1]); f != nil {
+			for _, e := range [][2]string{{m[2], m[3]}, {m[3], m[2]}} {
+				if kl, ok := findRequisiteIn(f.src, e[0], e[1]); ok {
+					d.Related = append(d.Related, diag.Related{
+						Note:  fmt.Sprintf("%q requires %q", e[0], e[1]),
+						Range: diag.Range{File: f.display, Start: diag.Pos{Line: kl.line, Col: kl.col}, End: diag.Pos{Line: kl.line, Col: kl.col + kl.width}},
+					})
+				}
+			}
 		}
 		c.addAt(d, "", m[1], keys(m[2]))
 		return
@@ -220,6 +235,7 @@ func (c *checker) checkRequisites(chunks []*value.Map, withCycles bool) {
 		byID[refs[i].id] = append(byID[refs[i].id], i)
 	}
 	edges := make([][]int, len(chunks))
+	via := map[[2]int]reqItem{}
 	for i, r := range refs {
 		for _, req := range allReqs {
 			v, ok := r.low.Get(req)
@@ -250,14 +266,22 @@ func (c *checker) checkRequisites(chunks []*value.Map, withCycles bool) {
 				}
 				if orderingReqs[req] {
 					edges[i] = append(edges[i], found...)
+					for _, w := range found {
+						if _, had := via[[2]int{i, w}]; !had {
+							via[[2]int{i, w}] = reqItem{req: req, mod: mod, target: target}
+						}
+					}
 				}
 			}
 		}
 	}
 	if withCycles {
-		c.cycles(refs, edges)
+		c.cycles(refs, edges, via)
 	}
 }
+
+// reqItem is one requisite of a chunk: its keyword and what it names.
+type reqItem struct{ req, mod, target string }
 
 // matchReq returns the chunks a requisite {mod: target} names.
 func matchReq(refs []chunkRef, byID map[string][]int, mod, target string) []int {
@@ -297,25 +321,31 @@ func (c *checker) unresolved(r chunkRef, req, mod, target string) {
 		Summary: fmt.Sprintf("Reference to undeclared state in %s", req),
 		Detail:  fmt.Sprintf("ID %q (%s.%s) has %s %q, but no state of this run matches it.", r.id, r.state, str(r.low, "fun"), req, ref),
 	}
+	rg, note := c.requisiteRange(r, reqItem{req: req, mod: mod, target: target})
+	if rg != nil {
+		d.Subject, d.Detail = rg, joinNote(d.Detail, note)
+	}
+	c.add(d)
+}
+
+// requisiteRange locates the requisite it of chunk r in r's SLS file (nil
+// when the file is not known), with a note when the place is approximate.
+func (c *checker) requisiteRange(r chunkRef, it reqItem) (*diag.Range, string) {
 	f := c.findSLS(r.env, r.sls)
 	if f == nil {
-		c.add(d)
-		return
+		return nil, ""
 	}
 	// The requisite sits under "state:" or "state.fun:".
-	last := step{key: mod, val: target}
-	if mod == "" {
-		last = step{key: target, item: true}
+	last := step{key: it.mod, val: it.target}
+	if it.mod == "" {
+		last = step{key: it.target, item: true}
 	}
 	for _, sk := range []string{r.state, r.state + "." + str(r.low, "fun")} {
-		if _, n := findPath(f.src, []step{{key: r.id}, {key: sk}, {key: req}, last}); n == 4 {
-			rg, note := c.locate(f, []step{{key: r.id}, {key: sk}, {key: req}, last})
-			d.Subject, d.Detail = rg, joinNote(d.Detail, note)
-			c.add(d)
-			return
+		if _, n := findPath(f.src, []step{{key: r.id}, {key: sk}, {key: it.req}, last}); n == 4 {
+			return c.locate(f, []step{{key: r.id}, {key: sk}, {key: it.req}, last})
 		}
 	}
-	rg, note := c.locate(f, []step{{key: r.id}, {key: req}, last})
+	rg, note := c.locate(f, []step{{key: r.id}, {key: it.req}, last})
 	if rg.Start.Line == 0 {
 		if kl, ok := uniqueKey(f.src, []step{last}); ok {
 			rg = &diag.Range{File: f.display, Start: diag.Pos{Line: kl.line, Col: kl.col}, End: diag.Pos{Line: kl.line, Col: kl.col + kl.width}}
@@ -324,13 +354,12 @@ func (c *checker) unresolved(r chunkRef, req, mod, target string) {
 			rg, note = c.locate(f, keys(r.id))
 		}
 	}
-	d.Subject, d.Detail = rg, joinNote(d.Detail, note)
-	c.add(d)
+	return rg, note
 }
 
 // cycles reports each strongly connected group of chunks (Tarjan's
 // algorithm) once, at its first chunk in low order.
-func (c *checker) cycles(refs []chunkRef, edges [][]int) {
+func (c *checker) cycles(refs []chunkRef, edges [][]int, via map[[2]int]reqItem) {
 	n := len(refs)
 	index := make([]int, n)
 	low := make([]int, n)
@@ -391,8 +420,10 @@ func (c *checker) cycles(refs []chunkRef, edges [][]int) {
 		for _, v := range g {
 			in[v] = true
 		}
-		// Walk the cycle from the first chunk for the detail.
+		// Walk the cycle from the first chunk for the detail, with the
+		// place of each requisite closing it.
 		path := []string{tagOf(refs[first])}
+		var related []diag.Related
 		seen := map[int]bool{first: true}
 		cur := first
 		for {
@@ -409,6 +440,11 @@ func (c *checker) cycles(refs []chunkRef, edges [][]int) {
 				break
 			}
 			path = append(path, tagOf(refs[nxt]))
+			if it, ok := via[[2]int{cur, nxt}]; ok {
+				if rg, _ := c.requisiteRange(refs[cur], it); rg != nil && rg.Start.Line > 0 {
+					related = append(related, diag.Related{Note: fmt.Sprintf("%q %s %q", refs[cur].id, requiresVerb(it.req), refs[nxt].id), Range: *rg})
+				}
+			}
 			if nxt == first {
 				break
 			}
@@ -419,19 +455,66 @@ func (c *checker) cycles(refs []chunkRef, edges [][]int) {
 		d := &diag.Diagnostic{
 			Summary: "Requisite cycle",
 			Detail:  "These states require each other, so none of them can run (Salt reports \"Recursive requisite found\"):\n  " + strings.Join(path, "\n  -> "),
+			Related: related,
 		}
 		c.addAt(d, r.env, r.sls, keys(r.id))
 	}
+}
+
+// requiresVerb says what a requisite keyword does, for cycle notes.
+func requiresVerb(req string) string {
+	switch req {
+	case "require", "require_any":
+		return "requires"
+	case "watch", "watch_any":
+		return "watches"
+	case "onchanges", "onchanges_any":
+		return "runs on changes of"
+	case "onfail", "onfail_any", "onfail_all":
+		return "runs on failure of"
+	case "prereq":
+		return "is a prereq of"
+	case "listen":
+		return "listens to"
+	case "use":
+		return "uses"
+	}
+	return req + " ->"
 }
 
 func tagOf(r chunkRef) string {
 	return fmt.Sprintf("%s.%s %q (SLS %s)", r.state, str(r.low, "fun"), r.id, r.sls)
 }
 
+// findRequisiteIn finds, in the block of top-level ID id, the first
+// "- mod: target" or "- target" list item.
+func findRequisiteIn(text, id, target string) (keyLine, bool) {
+	start, n := findPath(text, keys(id))
+	if n != 1 || start.indent != 0 {
+		return keyLine{}, false
+	}
+	lines := strings.Split(text, "\n")
+	end := start.line
+	for end < len(lines) {
+		l := strings.TrimRight(lines[end], "\r")
+		if l != "" && l[0] != ' ' && l[0] != '#' && l[0] != '\t' {
+			break // the next top-level key
+		}
+		end++
+	}
+	kl, ok := scanRequisiteValue(lines[start.line:end], target)
+	kl.line += start.line
+	return kl, ok
+}
+
 // findRequisiteValue finds the first "- mod: id" or "- id" list item whose
 // value is id.
 func findRequisiteValue(text, id string) (keyLine, bool) {
-	lines := strings.Split(text, "\n")
+	return scanRequisiteValue(strings.Split(text, "\n"), id)
+}
+
+// scanRequisiteValue is findRequisiteValue over lines.
+func scanRequisiteValue(lines []string, id string) (keyLine, bool) {
 	for i, l := range lines {
 		body := strings.TrimSpace(strings.TrimRight(l, "\r"))
 		item, ok := strings.CutPrefix(body, "- ")

@@ -62,6 +62,16 @@ type Diagnostic struct {
 	// Chain lists where the file was included or imported from, outermost
 	// first.
 	Chain []Range
+	// Related are the other places the problem involves (the first
+	// declaration of a conflicting ID, each edge of a requisite cycle),
+	// each with a note saying what is there.
+	Related []Related
+}
+
+// Related is another place a diagnostic involves.
+type Related struct {
+	Note  string
+	Range Range
 }
 
 // Error makes a Diagnostic usable as an error: "file:line:col: summary".

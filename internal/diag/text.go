@@ -46,10 +46,12 @@ func Print(w io.Writer, d *Diagnostic, src Sources, o TextOptions) error {
 		return c + s + ansiReset
 	}
 	fmt.Fprintf(&b, "%s %s\n", paint(col, sev+":"), paint(ansiBold, d.Summary))
-	if r := d.Subject; r != nil {
+	// place writes "on FILE line N:" (after lead) and the source line with
+	// its marker.
+	place := func(lead string, r *Range) {
 		switch {
 		case r.Start.Line > 0:
-			fmt.Fprintf(&b, "\n  on %s line %d:\n", r.File, r.Start.Line)
+			fmt.Fprintf(&b, "\n  %son %s line %d:\n", lead, r.File, r.Start.Line)
 			if sn := snippetOf(r, src); sn != nil {
 				prefix := fmt.Sprintf("  %4d: ", r.Start.Line)
 				fmt.Fprintf(&b, "%s%s\n", prefix, sn.Code)
@@ -59,8 +61,14 @@ func Print(w io.Writer, d *Diagnostic, src Sources, o TextOptions) error {
 				}
 			}
 		case r.File != "":
-			fmt.Fprintf(&b, "\n  in %s\n", r.File)
+			fmt.Fprintf(&b, "\n  %sin %s\n", lead, r.File)
 		}
+	}
+	if d.Subject != nil {
+		place("", d.Subject)
+	}
+	for _, rel := range d.Related {
+		place(rel.Note+", ", &rel.Range)
 	}
 	if d.Detail != "" {
 		fmt.Fprintf(&b, "\n%s\n", d.Detail)
@@ -137,12 +145,20 @@ type JSONRange struct {
 // JSONDiagnostic is the machine-readable form of a diagnostic, shaped like
 // Terraform's `-json` diagnostics.
 type JSONDiagnostic struct {
-	Severity string      `json:"severity"`
-	Summary  string      `json:"summary"`
-	Detail   string      `json:"detail,omitempty"`
-	Range    *JSONRange  `json:"range,omitempty"`
-	Snippet  *Snippet    `json:"snippet,omitempty"`
-	Chain    []JSONRange `json:"chain,omitempty"`
+	Severity string        `json:"severity"`
+	Summary  string        `json:"summary"`
+	Detail   string        `json:"detail,omitempty"`
+	Range    *JSONRange    `json:"range,omitempty"`
+	Snippet  *Snippet      `json:"snippet,omitempty"`
+	Chain    []JSONRange   `json:"chain,omitempty"`
+	Related  []JSONRelated `json:"related,omitempty"`
+}
+
+// JSONRelated is another place a diagnostic involves, in the JSON form.
+type JSONRelated struct {
+	Note    string    `json:"note"`
+	Range   JSONRange `json:"range"`
+	Snippet *Snippet  `json:"snippet,omitempty"`
 }
 
 func jsonRange(r Range) JSONRange {
@@ -164,6 +180,9 @@ func ToJSON(d *Diagnostic, src Sources) JSONDiagnostic {
 	}
 	for _, c := range d.Chain {
 		j.Chain = append(j.Chain, jsonRange(c))
+	}
+	for _, rel := range d.Related {
+		j.Related = append(j.Related, JSONRelated{Note: rel.Note, Range: jsonRange(rel.Range), Snippet: snippetOf(&rel.Range, src)})
 	}
 	return j
 }

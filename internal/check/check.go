@@ -21,6 +21,7 @@ import (
 	"brine/internal/fileserver"
 	"brine/internal/highstate"
 	"brine/internal/match"
+	"brine/internal/render"
 	"brine/internal/statemod"
 	"brine/internal/value"
 )
@@ -92,6 +93,9 @@ type checker struct {
 	included map[slsKey]bool
 	// defined maps an SLS to its rendered file.
 	bySLS map[slsKey]*file
+	// loader, when set, is where templates import from instead of the
+	// file roots (pillar_roots, for pillar files).
+	loader render.Loader
 }
 
 func (c *checker) add(d *diag.Diagnostic) {
@@ -108,6 +112,28 @@ func (c *checker) add(d *diag.Diagnostic) {
 
 // Run checks the tree of o.Ctx.
 func Run(o Options) *Result {
+	c := newChecker(o)
+	c.check()
+	return c.finish()
+}
+
+// RenderFile renders the one file at path (an SLS of saltenv, or a top
+// file when sls is empty) as check does and returns the diagnostics of
+// what fails, with templates importing through loader (nil: the file
+// roots of o.Ctx). Pillar files are rendered so, with the pillar roots'
+// loader, to place the errors Salt's pillar only quotes.
+func RenderFile(o Options, loader render.Loader, path, source, saltenv, sls string) *Result {
+	c := newChecker(o)
+	c.loader = loader
+	if data, err := os.ReadFile(path); err != nil {
+		c.add(&diag.Diagnostic{Summary: "Cannot read " + path, Detail: err.Error()})
+	} else {
+		c.doRender(data, path, source, saltenv, sls)
+	}
+	return c.finish()
+}
+
+func newChecker(o Options) *checker {
 	kw := value.NewMap(1)
 	if o.Saltenv != "" {
 		kw.Set("saltenv", o.Saltenv)
@@ -133,7 +159,11 @@ func Run(o Options) *Result {
 		}
 	}
 	c.run.Render = c.renderFile
-	c.check()
+	return c
+}
+
+// finish sorts the diagnostics and adds their include chains.
+func (c *checker) finish() *Result {
 	slices.SortStableFunc(c.diags, func(a, b *diag.Diagnostic) int {
 		return cmp.Or(cmp.Compare(subjFile(a), subjFile(b)), cmp.Compare(subjLine(a), subjLine(b)))
 	})
@@ -274,6 +304,9 @@ func (c *checker) check() {
 	}
 }
 
+// PillarFailed is the summary of the diagnostics of the pillar's errors.
+const PillarFailed = "Pillar failed to render"
+
 // checkPillar reports the pillar's render errors: Salt refuses to apply
 // states while there are any.
 func (c *checker) checkPillar() {
@@ -290,7 +323,7 @@ func (c *checker) checkPillar() {
 		l = value.NewList(errs)
 	}
 	for _, e := range l.Items {
-		c.add(&diag.Diagnostic{Summary: "Pillar failed to render", Detail: value.Str(e) + "\n\nSalt applies no states while the pillar has errors."})
+		c.add(&diag.Diagnostic{Summary: PillarFailed, Detail: value.Str(e) + "\n\nSalt applies no states while the pillar has errors."})
 	}
 }
 

@@ -100,6 +100,9 @@ func (c *checker) doRender(data []byte, path, source, saltenv, sls string) *file
 	}
 	rc := c.run.Ctx.RenderContext(saltenv)
 	cachedir := optString(opts, "cachedir", "")
+	if c.loader != nil {
+		rc.Loader = c.loader
+	}
 	if rc.Loader == nil {
 		rc.Loader = &execmod.CachedFiles{Src: c.run.Roots, Cachedir: cachedir}
 	}

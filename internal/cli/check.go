@@ -11,6 +11,7 @@ import (
 	"brine/internal/check"
 	"brine/internal/diag"
 	"brine/internal/execmod"
+	"brine/internal/pillar"
 	"brine/internal/value"
 )
 
@@ -65,22 +66,50 @@ func Check(args []string, stdout, stderr io.Writer) int {
 		return checkErrors
 	}
 	var pre diag.Diagnostics
+	var pfails []pillar.RenderFailure
+	svc.OnRenderError = func(pf pillar.RenderFailure) { pfails = append(pfails, pf) }
 	pil, err := compilePillar(nil, ctx, svc, cfg)
 	if err != nil {
 		pre = append(pre, &diag.Diagnostic{Summary: "Pillar failed to compile", Detail: err.Error()})
 		pil = value.NewMap(0)
 	}
 	ctx.Pillar = pil
+	var pillarSrc diag.Sources
+	pillarFiles := map[string]bool{}
+	if len(pfails) > 0 {
+		var ds diag.Diagnostics
+		ds, pillarSrc = pillarDiagnostics(ctx, pfails)
+		pre = append(pre, ds...)
+		for _, d := range ds {
+			if d.Subject != nil {
+				pillarFiles[d.Subject.File] = true
+			}
+		}
+	}
 	if err := execmod.RunSetups(ctx); err != nil {
 		fmt.Fprintln(stderr, err)
 		return checkErrors
 	}
 	cwd, _ := os.Getwd()
 	res := check.Run(check.Options{Ctx: ctx, SLS: fs.Args(), Saltenv: opts.saltenv, BaseDir: cwd, All: all})
-	ds := append(pre, res.Diags...)
+	ds := pre
+	for _, d := range res.Diags {
+		if len(pfails) == 0 || d.Summary != check.PillarFailed {
+			ds = append(ds, d)
+		}
+	}
+	src := res.Sources()
+	if pillarSrc != nil {
+		src = func(file string) (string, bool) {
+			if pillarFiles[file] {
+				return pillarSrc(file) // nothing with pillar_safe_render_error
+			}
+			return res.Sources()(file)
+		}
+	}
 
 	if format == "json" {
-		if err := diag.WriteJSON(stdout, ds, res.Sources()); err != nil {
+		if err := diag.WriteJSON(stdout, ds, src); err != nil {
 			fmt.Fprintln(stderr, err)
 			return checkErrors
 		}
@@ -90,7 +119,7 @@ func Check(args []string, stdout, stderr io.Writer) int {
 			if i > 0 {
 				fmt.Fprintln(stdout)
 			}
-			_ = diag.Print(stdout, d, res.Sources(), diag.TextOptions{Color: color})
+			_ = diag.Print(stdout, d, src, diag.TextOptions{Color: color})
 		}
 		nerr, nwarn := 0, 0
 		for _, d := range ds {

@@ -21,6 +21,7 @@ import (
 	"brine/internal/config"
 	"brine/internal/execmod"
 	"brine/internal/output"
+	"brine/internal/pillar"
 	"brine/internal/render"
 	"brine/internal/value"
 	"brine/internal/yamlload"
@@ -85,6 +86,7 @@ type callFlags struct {
 	outFile            string
 	outFileAppend      bool
 	logLevel           string
+	logFormat          string
 	retcodePassthrough bool
 	stateOutput        string
 	stateVerbose       string
@@ -114,6 +116,7 @@ func newFlagSet(f *callFlags, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVar(&f.outFile, "output-file", "", "same as --out-file")
 	fs.BoolVar(&f.outFileAppend, "out-file-append", false, "append to --out-file")
 	fs.StringVarP(&f.logLevel, "log-level", "l", "", "console log level: all, garbage, trace, debug, info, warning, error, critical, quiet")
+	fs.StringVar(&f.logFormat, "log-format", "", "log format: text (Salt's) or json (one object per line)")
 	fs.BoolVar(&f.retcodePassthrough, "retcode-passthrough", false, "exit with the function's return code")
 	fs.StringVar(&f.stateOutput, "state-output", "", "state_output: full, terse, mixed, changes, ...")
 	fs.StringVar(&f.stateOutput, "state_output", "", "same as --state-output")
@@ -221,12 +224,17 @@ func Call(args []string, stdout, stderr io.Writer) int {
 		overrides.Set("log_level", f.logLevel)
 	}
 
+	deferLogging()
 	cfg, err := config.Load(f.configDir, overrides)
 	if err != nil {
+		setupLogging(f.logLevel, stderr)
 		fmt.Fprintln(stderr, err)
 		return exitGeneric
 	}
-	setupLogging(cfg.String("log_level"), stderr)
+	if err := setupLoggingConfig(cfg, "", f.logFormat, stderr); err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitGeneric
+	}
 	// Salt's loader refuses to start when the default renderer pipeline
 	// names nothing usable.
 	if err := render.Default.CheckDefault(cfg.Renderer(), cfg.Strings("renderer_whitelist"), cfg.Strings("renderer_blacklist")); err != nil {
@@ -254,12 +262,18 @@ func Call(args []string, stdout, stderr io.Writer) int {
 	}
 	// salt-call compiles the minion's pillar at start-up; templates and
 	// functions see it as __pillar__.
+	var pfails []pillar.RenderFailure
+	svc.OnRenderError = func(pf pillar.RenderFailure) { pfails = append(pfails, pf) }
 	pil, err := compilePillar(sess, ctx, svc, cfg)
 	if err != nil {
 		slog.Error(fmt.Sprintf("Pillar failed to compile: %s", err))
 		pil = value.NewMap(0)
 	}
 	ctx.Pillar = pil
+	if len(pfails) > 0 {
+		ds, src := pillarDiagnostics(ctx, pfails)
+		printDiagnostics(stderr, ds, src, useColor(stderr, f.forceColor, f.noColor))
+	}
 	if err := execmod.RunSetups(ctx); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitGeneric

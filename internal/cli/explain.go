@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"brine/internal/check"
 	"brine/internal/diag"
 	"brine/internal/execmod"
+	"brine/internal/pillar"
 	"brine/internal/value"
 )
 
@@ -45,20 +47,16 @@ func explainCompileFailure(ctx *execmod.Context, f *callFlags, fun string, args 
 	res := check.Run(check.Options{Ctx: ctx, SLS: sls, Saltenv: saltenv, BaseDir: cwd})
 	var errs diag.Diagnostics
 	for _, d := range res.Diags {
-		if d.Severity != diag.Warning {
+		// Pillar errors were shown when the pillar was compiled, with
+		// their files and lines.
+		if d.Severity != diag.Warning && d.Summary != check.PillarFailed {
 			errs = append(errs, d)
 		}
 	}
 	if len(errs) == 0 {
 		return
 	}
-	color := useColor(stderr, f.forceColor, f.noColor)
-	for i, d := range errs {
-		if i > 0 {
-			fmt.Fprintln(stderr)
-		}
-		_ = diag.Print(stderr, d, res.Sources(), diag.TextOptions{Color: color})
-	}
+	printDiagnostics(stderr, errs, res.Sources(), useColor(stderr, f.forceColor, f.noColor))
 	fmt.Fprintln(stderr)
 	cmd := []string{"brine", "check", "-c", shellQuote(f.configDir)}
 	if f.fileRoot != "" {
@@ -130,4 +128,79 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// printDiagnostics prints ds, a blank line between two.
+func printDiagnostics(w io.Writer, ds diag.Diagnostics, src diag.Sources, color bool) {
+	for i, d := range ds {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		_ = diag.Print(w, d, src, diag.TextOptions{Color: color})
+	}
+}
+
+// pillarDiagnostics turns the pillar files that failed to render into
+// diagnostics with file and line: each is rendered again as brine check
+// renders files, importing from the pillar roots. Salt's pillar output
+// only says "Rendering SLS 'x' failed" (and with pillar_safe_render_error,
+// the default, not even why, since a template's text may hold secrets):
+// with that option on, the diagnostics keep the file, line and kind of
+// error and leave out the source line and the message's detail.
+func pillarDiagnostics(ctx *execmod.Context, fails []pillar.RenderFailure) (diag.Diagnostics, diag.Sources) {
+	safe := true
+	if v, ok := ctx.Opts.Get("pillar_safe_render_error"); ok && v != nil {
+		safe = value.Truthy(v)
+	}
+	cwd, _ := os.Getwd()
+	var ds diag.Diagnostics
+	var srcs []diag.Sources
+	for _, pf := range fails {
+		what := fmt.Sprintf("pillar SLS %q", pf.SLS)
+		if pf.SLS == "" {
+			what = "the pillar top file"
+		}
+		res := check.RenderFile(check.Options{Ctx: ctx, BaseDir: cwd}, pillar.Loader(ctx.Opts), pf.Path, pf.Source, pf.Saltenv, pf.SLS)
+		var found diag.Diagnostics
+		for _, d := range res.Diags {
+			if d.Severity != diag.Warning {
+				found = append(found, d)
+			}
+		}
+		if len(found) == 0 {
+			// The file renders alone: what failed depends on the compile
+			// (pillar seen so far, include defaults). Salt's text then.
+			d := &diag.Diagnostic{Summary: "Render error", Subject: &diag.Range{File: relPath(cwd, pf.Path)}}
+			if !safe {
+				d.Detail = pf.Err.Error()
+			}
+			found = diag.Diagnostics{d}
+		}
+		for _, d := range found {
+			d.Summary = fmt.Sprintf("Pillar: %s failed to render: %s", what, d.Summary)
+			if safe {
+				d.Detail = "The source is not shown while pillar_safe_render_error is True (the default): pillar may hold secrets."
+			}
+			ds = append(ds, d)
+		}
+		if !safe {
+			srcs = append(srcs, res.Sources())
+		}
+	}
+	return ds, func(file string) (string, bool) {
+		for _, s := range srcs {
+			if text, ok := s(file); ok {
+				return text, true
+			}
+		}
+		return "", false
+	}
+}
+
+// relPath is path relative to base when it lies under it.
+func relPath(base, path string) string {
+	if rel, err := filepath.Rel(base, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
 }

@@ -65,6 +65,9 @@ func (c *compiler) renderSLS(req *RenderRequest) (any, error) {
 		k := prerenderJob{req.Saltenv, req.SLS}
 		if r, ok := c.pre[k]; ok {
 			delete(c.pre, k)
+			if r.err != nil {
+				c.failed(req, r.err)
+			}
 			return r.data, r.err
 		}
 	}

@@ -89,6 +89,11 @@ type Options struct {
 	// Decrypt runs decryption renderers for decrypt_pillar; nil means no
 	// renderer is available.
 	Decrypt DecryptFunc
+	// OnRenderError, when set, is told of each file that fails to render
+	// (the `_errors` entries carry only text, or nothing of the cause when
+	// pillar_safe_render_error is on). It is called from the compiling
+	// goroutine.
+	OnRenderError func(RenderFailure)
 	// Workers, when above 1, renders the SLS files named by the top files
 	// on that many goroutines before merging them in order. The result is
 	// the same as a serial compile; Render must then be safe for concurrent
@@ -797,7 +802,31 @@ func (c *compiler) render(req *RenderRequest) (any, error) {
 	req.Opts = c.opts
 	req.Grains = c.matchCtx.Grains
 	req.Pillar = c.pillar
-	return c.o.Render(req)
+	data, err := c.o.Render(req)
+	if err != nil {
+		c.failed(req, err)
+	}
+	return data, err
+}
+
+// failed tells Options.OnRenderError of a file that did not render.
+func (c *compiler) failed(req *RenderRequest, err error) {
+	if c.o.OnRenderError != nil {
+		c.o.OnRenderError(RenderFailure{Path: req.Path, Source: req.Source, Saltenv: req.Saltenv, SLS: req.SLS, Err: err})
+	}
+}
+
+// RenderFailure is a pillar file that failed to render: the typed error
+// (a Jinja or YAML error with its position) that Salt's `_errors` text
+// only quotes, for diagnostics.
+type RenderFailure struct {
+	// Path is the local file; Source its salt:// URL.
+	Path, Source string
+	// Saltenv is the pillar environment; SLS the SLS name ("" for a top
+	// file).
+	Saltenv, SLS string
+	// Err is the renderer's error.
+	Err error
 }
 
 func topMap(v any) *value.Map {

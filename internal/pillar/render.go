@@ -122,6 +122,10 @@ func (r Renderers) Decrypt(opts *value.Map) DecryptFunc {
 // rootsLoader reads template imports from pillar_roots.
 type rootsLoader struct{ opts *value.Map }
 
+// Loader returns the loader pillar templates import and include from: the
+// pillar_roots of opts.
+func Loader(opts *value.Map) render.Loader { return rootsLoader{opts} }
+
 // ReadFile finds path in the pillar_roots of saltenv and reads it.
 func (l rootsLoader) ReadFile(saltenv, path string) ([]byte, string, error) {
 	env := saltenv

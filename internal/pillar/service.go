@@ -8,6 +8,9 @@ import "brine/internal/value"
 // modules package's PillarService interface.
 type Service struct {
 	Renderers Renderers
+	// OnRenderError, when set, is told of each pillar file that fails to
+	// render (see Options.OnRenderError).
+	OnRenderError func(RenderFailure)
 }
 
 // Compile compiles a fresh pillar; see Options for the arguments.
@@ -22,6 +25,8 @@ func (s Service) Compile(opts, grains *value.Map, minionID, saltenv, pillarenv s
 		Previous:  previous,
 		Render:    s.Renderers.Render(),
 		Decrypt:   s.Renderers.Decrypt(opts),
+
+		OnRenderError: s.OnRenderError,
 	})
 }
 

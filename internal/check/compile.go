@@ -43,7 +43,9 @@ func (c *checker) compileUnit(matches *value.Map) {
 		}
 		recursive = true
 	}
-	c.checkRequisites(compile.CompileHighData(high), !recursive)
+	chunks := compile.CompileHighData(high)
+	c.checkRequisites(chunks, !recursive)
+	c.checkSources(chunks)
 }
 
 // Messages already reported (from the render and include checks) with

@@ -1,12 +1,19 @@
 # One-liners that CI (.ci/run) also calls.
 GO ?= go
 
-.PHONY: all build check test race bench conformance
+# The version stamped into the binary (brine --version).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+LDFLAGS := -X brine/internal/version.Version=$(VERSION)
+
+.PHONY: all build install check test race bench conformance
 
 all: check test build
 
 build:
-	$(GO) build -o brine ./cmd/brine
+	$(GO) build -ldflags "$(LDFLAGS)" -o brine ./cmd/brine
+
+install:
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/brine
 
 check:
 	@test -z "$$(gofmt -l cmd internal)" || (gofmt -l cmd internal; exit 1)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -21,6 +22,7 @@ import (
 // where the config and the roots are, and which minion to act as.
 type treeOptions struct {
 	configDir, saltenv, id, grainsFile, fileRoot, logLevel string
+	logFormat                                              string
 	pillarRoots                                            []string
 }
 
@@ -33,6 +35,7 @@ func (o *treeOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.fileRoot, "file-root", "", "set file_roots to {base: [DIR]}")
 	fs.StringArrayVar(&o.pillarRoots, "pillar-root", nil, "set pillar_roots to {base: [DIR, ...]} (repeatable)")
 	fs.StringVarP(&o.logLevel, "log-level", "l", "quiet", "console log level")
+	fs.StringVar(&o.logFormat, "log-format", "", "log format: text (Salt's) or json (one object per line)")
 }
 
 // config loads the minion config with the flags applied over it, sets up
@@ -55,11 +58,15 @@ func (o *treeOptions) config(stderr io.Writer) (*config.Config, error) {
 	if o.saltenv != "" {
 		overrides.Set("saltenv", o.saltenv)
 	}
+	deferLogging()
 	cfg, err := config.Load(o.configDir, overrides)
 	if err != nil {
+		setupLogging(o.logLevel, stderr)
 		return nil, err
 	}
-	setupLogging(o.logLevel, stderr)
+	if err := setupLoggingConfig(cfg, o.logLevel, o.logFormat, stderr); err != nil {
+		return nil, err
+	}
 	if cfg.ID() == "" {
 		host, _ := os.Hostname()
 		cfg.Set("id", host)
@@ -89,10 +96,12 @@ func (o *treeOptions) context(cfg *config.Config) (*execmod.Context, pillar.Serv
 // collectGrains collects the machine's grains with the config's static
 // grains over them; a broken grains file is logged and skipped, as Salt does.
 func collectGrains(cfg *config.Config) *value.Map {
+	start := time.Now()
 	g, err := grains.Collect(cfg.Opts())
 	if err != nil {
 		slog.Warn(fmt.Sprintf("Bad syntax in grains file! Skipping. (%s)", err))
 	}
+	slog.Debug(fmt.Sprintf("Grains collected (duration_in_ms=%s)", value.Str(float64(time.Since(start).Microseconds())/1000)))
 	return g
 }
 

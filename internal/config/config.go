@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -21,6 +22,8 @@ type Config struct {
 	opts *value.Map
 	// Dir is the configuration directory (-c), "" when none was read.
 	Dir string
+	// set holds the options the config files or overrides gave.
+	set map[string]bool
 }
 
 // New returns a Config holding Salt's minion defaults.
@@ -40,6 +43,7 @@ func Load(dir string, overrides *value.Map) (*Config, error) {
 		return nil, err
 	}
 	c.opts.Update(overrides)
+	c.markSet(overrides)
 	c.apply()
 	return c, nil
 }
@@ -55,6 +59,9 @@ func (c *Config) readDir(dir, name string) error {
 	file, err := readConfFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		slog.Debug("Missing configuration file: " + path)
 	}
 	if file == nil {
 		file = value.NewMap(0)
@@ -73,8 +80,27 @@ func (c *Config) readDir(dir, name string) error {
 	}
 	c.opts.Set("conf_file", path)
 	c.opts.Update(file)
+	c.markSet(file)
 	return nil
 }
+
+// markSet records the options m gives as set by the user.
+func (c *Config) markSet(m *value.Map) {
+	if m == nil {
+		return
+	}
+	if c.set == nil {
+		c.set = map[string]bool{}
+	}
+	m.Range(func(k, _ any) bool {
+		c.set[value.Str(k)] = true
+		return true
+	})
+}
+
+// FromFile reports whether the config files or the overrides of Load set
+// key (rather than Salt's default).
+func (c *Config) FromFile(key string) bool { return c.set[key] }
 
 // readConfFile loads one YAML config file; an empty file is an empty map.
 func readConfFile(path string) (*value.Map, error) {
@@ -82,6 +108,7 @@ func readConfFile(path string) (*value.Map, error) {
 	if err != nil {
 		return nil, err
 	}
+	slog.Debug("Reading configuration from " + path)
 	v, err := parseYAML(data, path)
 	if err != nil {
 		return nil, fmt.Errorf("error parsing configuration file: %s - %w", path, err)
@@ -130,6 +157,7 @@ func includeConfig(spec any, origPath string) (*value.Map, error) {
 		matches, _ := filepath.Glob(p)
 		sort.Strings(matches)
 		for _, fn := range matches {
+			slog.Debug(fmt.Sprintf("Including configuration from '%s'", fn))
 			opts, err := readConfFile(fn)
 			if err != nil {
 				return nil, err

@@ -91,6 +91,7 @@ func (r *runner) verifyData(low *value.Map) []string {
 // stamp the result, retry.
 func (r *runner) call(low *value.Map, chunks []*value.Map, running *value.Map, retries int) *value.Map {
 	start := r.now()
+	logRunning(low, start)
 	if errs := r.verifyData(low); len(errs) > 0 {
 		var b strings.Builder
 		for _, e := range errs {
@@ -100,6 +101,7 @@ func (r *runner) call(low *value.Map, chunks []*value.Map, running *value.Map, r
 		ret := value.MapOf("result", false, "name", get(low, "name"), "changes", value.NewMap(0), "comment", b.String())
 		ret.Set("__run_num__", r.nextRunNum())
 		r.done++
+		formatLog(ret)
 		return ret
 	}
 	full := getStr(low, "state") + "." + getStr(low, "fun")
@@ -108,6 +110,7 @@ func (r *runner) call(low *value.Map, chunks []*value.Map, running *value.Map, r
 		r.opts.Progress(r.done, len(r.chunks), getStr(low, "__id__"))
 	}
 	test := r.opts.Test || truthy(low, "__prereq__")
+	logExecuting(low)
 	ret := value.MapOf("result", false, "name", get(low, "name"), "changes", value.NewMap(0))
 	args, extra := f.BindArgs(low)
 	func() {
@@ -168,6 +171,7 @@ func (r *runner) call(low *value.Map, chunks []*value.Map, running *value.Map, r
 	ret.Set("__sls__", get(low, "__sls__"))
 	ret.Set("__run_num__", r.nextRunNum())
 	r.done++
+	formatLog(ret)
 	if r.opts.Refresh != nil {
 		r.opts.Refresh(low, ret)
 	}
@@ -175,6 +179,7 @@ func (r *runner) call(low *value.Map, chunks []*value.Map, running *value.Map, r
 	ret.Set("start_time", isoTime(start))
 	ret.Set("duration", durationMS(end.Sub(start)))
 	ret.Set("__id__", get(low, "__id__"))
+	logCompleted(low, end, end.Sub(start))
 	if low.Has("retry") && !low.Has("parallel") {
 		rd := verifyRetryData(get(low, "retry"))
 		low.Set("retry", rd)

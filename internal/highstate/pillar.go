@@ -1,6 +1,11 @@
 package highstate
 
 import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
 	"brine/internal/execmod"
 	"brine/internal/value"
 )
@@ -19,6 +24,13 @@ var errPillarNotDict = &execmod.InvocationError{Msg: "Pillar data must be format
 // no pillar=, else a fresh compile (merged over the in-memory one). The
 // returned function restores the context's pillar.
 func statePillar(ctx *execmod.Context, kwargs *value.Map) (func(), error) {
+	if slog.Default().Enabled(context.Background(), slog.LevelDebug) {
+		slog.Debug("Gathering pillar data for state run")
+		start := time.Now()
+		defer func() {
+			slog.Debug(fmt.Sprintf("Finished gathering pillar data for state run (duration_in_ms=%s)", value.Str(float64(time.Since(start).Microseconds())/1000)))
+		}()
+	}
 	noop := func() {}
 	if err := checkLockSaltenv(ctx, kwargs); err != nil {
 		return noop, err

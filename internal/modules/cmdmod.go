@@ -9,10 +9,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,6 +82,7 @@ type cmdReq struct {
 	successOut    []string
 	successErr    []string
 	hideOutput    bool
+	logLevel      *slog.Level // output_loglevel; nil is quiet
 }
 
 func bindCmd(ctx *execmod.Context, fun string, args []any, kwargs *value.Map, redirect bool, pyShellDefault bool) (*cmdReq, error) {
@@ -103,6 +106,7 @@ func bindCmd(ctx *execmod.Context, fun string, args []any, kwargs *value.Map, re
 		redirect:      redirect,
 		prependPath:   execmod.String(v["prepend_path"]),
 		hideOutput:    value.Truthy(v["hide_output"]),
+		logLevel:      cmdLogLevel(v["output_loglevel"]),
 	}
 	if l, ok := v["cmd"].(*value.List); ok {
 		for _, it := range l.Items {
@@ -349,6 +353,7 @@ func runCmd(ctx *execmod.Context, r *cmdReq) (*value.Map, error) {
 	if r.stdin != nil {
 		cmd.Stdin = strings.NewReader(*r.stdin)
 	}
+	logExecuting(r, cwd)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	if r.redirect {
@@ -377,6 +382,7 @@ func runCmd(ctx *execmod.Context, r *cmdReq) (*value.Map, error) {
 		ret.Set("stderr", "")
 		ret.Set("retcode", int64(1))
 		setRetcode(ctx, r, 1)
+		logCmdResult(r, ret)
 		return ret, nil
 	}
 	rc := int64(0)
@@ -418,6 +424,7 @@ func runCmd(ctx *execmod.Context, r *cmdReq) (*value.Map, error) {
 	}
 	rcv, _ := ret.Get("retcode")
 	setRetcode(ctx, r, int(rcv.(int64)))
+	logCmdResult(r, ret)
 	if r.hideOutput {
 		ret.Set("stdout", "")
 		ret.Set("stderr", "")
@@ -462,8 +469,133 @@ func cmdFunc(fun string, redirect, pyShell bool, result func(ret *value.Map) any
 		if err != nil {
 			return nil, err
 		}
+		if fun == "cmd.run" || fun == "cmd.shell" {
+			logRunOutput(r, ret)
+		}
 		return result(ret), nil
 	}
+}
+
+// cmdLogLevels are Salt's LOG_LEVELS for output_loglevel.
+var cmdLogLevels = map[string]slog.Level{
+	"all": slog.LevelDebug - 8, "garbage": slog.LevelDebug - 6, "trace": slog.LevelDebug - 4,
+	"debug": slog.LevelDebug, "profile": slog.LevelDebug + 2, "info": slog.LevelInfo,
+	"warning": slog.LevelWarn, "error": slog.LevelError, "critical": logLevelCritical,
+}
+
+// cmdLogLevel is _check_loglevel: nil for quiet; an unknown name is
+// logged and falls back to info.
+func cmdLogLevel(v any) *slog.Level {
+	name := strings.ToLower(execmod.String(v))
+	if name == "quiet" {
+		return nil
+	}
+	lv, ok := cmdLogLevels[name]
+	if !ok {
+		lv = slog.LevelInfo
+		names := make([]string, 0, len(cmdLogLevels)+1)
+		for n := range cmdLogLevels {
+			names = append(names, n)
+		}
+		names = append(names, "quiet")
+		sort.Sort(sort.Reverse(sort.StringSlice(names)))
+		slog.Error(fmt.Sprintf("Invalid output_loglevel '%s'. Valid levels are: %s. Falling back to 'info'.", execmod.String(v), strings.Join(names, ", ")))
+	}
+	return &lv
+}
+
+// logCmd is _log_cmd: the command's first word.
+func logCmd(r *cmdReq) string {
+	if r.argv != nil {
+		if len(r.argv) == 0 {
+			return ""
+		}
+		return strings.TrimSpace(r.argv[0])
+	}
+	if f := strings.Fields(r.cmd); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// logExecuting logs the command about to run at info, as Salt always
+// does unless output_loglevel is quiet.
+func logExecuting(r *cmdReq, cwd string) {
+	if r.logLevel == nil || !slog.Default().Enabled(context.Background(), slog.LevelInfo) {
+		return
+	}
+	q := "'"
+	if r.argv != nil {
+		q = ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Executing command %s%s%s ", q, logCmd(r), q)
+	if r.runas != "" {
+		fmt.Fprintf(&b, "as user '%s' ", r.runas)
+	}
+	if r.group != "" {
+		fmt.Fprintf(&b, "in group '%s' ", r.group)
+	}
+	fmt.Fprintf(&b, "in directory '%s'", cwd)
+	slog.Info(b.String())
+}
+
+// logCmdResult logs what a command gave, as _run does: a failure (unless
+// ignore_retcode) at error, then its stdout, stderr and return code at
+// output_loglevel (error for a failure). brine logs the return code of a
+// successful command too ("retcode: 0"), so every command's exit shows.
+func logCmdResult(r *cmdReq, ret *value.Map) {
+	if r.logLevel == nil {
+		return
+	}
+	lv := *r.logLevel
+	rc, _ := ret.Get("retcode")
+	failed := !r.ignoreRetcode && rc != int64(0)
+	if failed {
+		if lv < slog.LevelError {
+			lv = slog.LevelError
+		}
+		slog.Error(fmt.Sprintf("Command '%s' failed with return code: %s", logCmd(r), value.Str(rc)))
+	}
+	if !slog.Default().Enabled(context.Background(), lv) {
+		return
+	}
+	if !r.hideOutput {
+		if out := execmod.String(cmdGet(ret, "stdout")); out != "" {
+			slog.Log(context.Background(), lv, "stdout: "+out)
+		}
+		if errOut := execmod.String(cmdGet(ret, "stderr")); errOut != "" {
+			slog.Log(context.Background(), lv, "stderr: "+errOut)
+		}
+	}
+	slog.Log(context.Background(), lv, "retcode: "+value.Str(rc))
+}
+
+// logRunOutput is cmd.run's own log of the output (after _run's).
+func logRunOutput(r *cmdReq, ret *value.Map) {
+	if r.logLevel == nil {
+		return
+	}
+	lv := *r.logLevel
+	rc, _ := ret.Get("retcode")
+	if !r.ignoreRetcode && rc != int64(0) {
+		if lv < slog.LevelError {
+			lv = slog.LevelError
+		}
+		slog.Error(fmt.Sprintf("Command '%s' failed with return code: %s", logCmd(r), value.Str(rc)))
+	}
+	if slog.Default().Enabled(context.Background(), lv) {
+		out := ""
+		if !r.hideOutput {
+			out = execmod.String(cmdGet(ret, "stdout"))
+		}
+		slog.Log(context.Background(), lv, "output: "+out)
+	}
+}
+
+func cmdGet(m *value.Map, k string) any {
+	v, _ := m.Get(k)
+	return v
 }
 
 func init() {

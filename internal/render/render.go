@@ -10,10 +10,13 @@
 package render
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"sort"
 	"strings"
+	"time"
 
 	"brine/internal/value"
 )
@@ -135,6 +138,25 @@ type Context struct {
 	// Services carries run-wide objects renderers may need (an
 	// *execmod.Context, for example) without this package importing them.
 	Services map[string]any
+}
+
+// Salt's profile and garbage levels among slog's.
+const (
+	levelProfile = slog.LevelDebug + 2
+	levelGarbage = slog.LevelDebug - 6
+)
+
+// logName names the template in log messages: its local path, else its
+// salt:// source, else Salt's name for a string template.
+func (rc *Context) logName() string {
+	switch {
+	case rc == nil:
+	case rc.Path != "":
+		return rc.Path
+	case rc.Source != "":
+		return "salt://" + rc.Source
+	}
+	return "<string>"
 }
 
 func (rc *Context) registry() *Registry {
@@ -300,7 +322,24 @@ func Render(src []byte, rc *Context, opts Options) (any, error) {
 	if err != nil {
 		return value.NewMap(0), err
 	}
+	var start time.Time
+	logged := slog.Default().Enabled(context.Background(), slog.LevelDebug)
+	if logged {
+		start = time.Now()
+		slog.Debug("compile template: " + rc.logName())
+	}
 	out, err := p.Run(text, rc)
+	if logged {
+		what := "Rendered"
+		if err != nil {
+			what = "Failed to render"
+		}
+		sls := ""
+		if rc != nil && rc.SLS != "" {
+			sls = fmt.Sprintf(" (SLS '%s', saltenv '%s')", rc.SLS, rc.Saltenv)
+		}
+		slog.Debug(fmt.Sprintf("%s %s%s with renderer pipeline %s in %.3f ms", what, rc.logName(), sls, p, float64(time.Since(start).Microseconds())/1000))
+	}
 	if err != nil {
 		return out, err
 	}
@@ -330,38 +369,46 @@ func (p Pipeline) Run(src string, rc *Context) (any, error) {
 	if len(p) == 0 {
 		return value.NewMap(0), nil
 	}
+	profile := slog.Default().Enabled(context.Background(), levelProfile)
 	for i, st := range p {
-		if st.Entry.Unsupported != "" {
-			return nil, &Error{Msg: fmt.Sprintf("The %q renderer is not supported by brine: %s", st.Name, st.Entry.Unsupported)}
+		var start time.Time
+		if profile {
+			start = time.Now()
 		}
-		text, isText := cur.(string)
-		if !isText {
-			if st.Entry.Data == nil || !st.Entry.WalkData {
-				return nil, NewPipelineError(p, i, cur)
-			}
-			out, err := WalkStrings(cur, func(s string) (any, error) { return st.Entry.Data(s, rc, st.Argline) })
-			if err != nil {
-				return nil, err
-			}
-			cur = out
-			continue
+		out, err := p.runStage(i, cur, rc)
+		if profile {
+			slog.Log(context.Background(), levelProfile, fmt.Sprintf("Time (in seconds) to render '%s' using '%s' renderer: %s",
+				rc.logName(), st.Name, value.Str(time.Since(start).Seconds())))
 		}
-		switch {
-		case st.Entry.Text != nil:
-			out, err := st.Entry.Text(text, rc, st.Argline)
-			if err != nil {
-				return nil, err
-			}
-			cur = out
-		default:
-			out, err := st.Entry.Data(text, rc, st.Argline)
-			if err != nil {
-				return nil, err
-			}
-			cur = out
+		if err != nil {
+			return nil, err
 		}
+		// Salt shows the text a renderer produced at garbage level.
+		if text, ok := out.(string); ok && slog.Default().Enabled(context.Background(), levelGarbage) {
+			slog.Debug(fmt.Sprintf("Rendered data from file: %s:\n%s", rc.logName(), text))
+		}
+		cur = out
 	}
 	return cur, nil
+}
+
+// runStage applies stage i of the pipeline to cur.
+func (p Pipeline) runStage(i int, cur any, rc *Context) (any, error) {
+	st := p[i]
+	if st.Entry.Unsupported != "" {
+		return nil, &Error{Msg: fmt.Sprintf("The %q renderer is not supported by brine: %s", st.Name, st.Entry.Unsupported)}
+	}
+	text, isText := cur.(string)
+	if !isText {
+		if st.Entry.Data == nil || !st.Entry.WalkData {
+			return nil, NewPipelineError(p, i, cur)
+		}
+		return WalkStrings(cur, func(s string) (any, error) { return st.Entry.Data(s, rc, st.Argline) })
+	}
+	if st.Entry.Text != nil {
+		return st.Entry.Text(text, rc, st.Argline)
+	}
+	return st.Entry.Data(text, rc, st.Argline)
 }
 
 // WalkStrings replaces every string in v by f(string), changing mappings

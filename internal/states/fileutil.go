@@ -5,7 +5,9 @@ package states
 // file.makedirs_ and normalize_mode.
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -361,6 +363,9 @@ func writeAtomic(path string, data []byte, private bool) error {
 		return err
 	}
 	ok = true
+	if slog.Default().Enabled(context.Background(), slog.LevelDebug) {
+		slog.Debug(fmt.Sprintf("Wrote file %s (%d bytes)", path, len(data)))
+	}
 	return nil
 }
 
@@ -402,6 +407,7 @@ func mkdirPerms(path string, u, g, mode any) error {
 	if err := os.Mkdir(path, 0o777); err != nil && !os.IsExist(err) {
 		return err
 	}
+	slog.Debug("Created directory " + path)
 	if mode != nil || value.Truthy(u) || value.Truthy(g) {
 		ret := value.MapOf("changes", value.NewMap(0), "result", true, "comment", "")
 		checkPerms(path, ret, u, g, mode, false, false)

@@ -10,6 +10,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -50,8 +52,18 @@ type Runner interface {
 // Exec runs commands on this machine.
 type Exec struct{}
 
-// Run runs c and waits for it.
+// Run runs c and waits for it. It logs as Salt's cmdmod does for the
+// argument lists its pkg and service modules run: the command at info,
+// its output at trace and its return code at debug (a non-zero exit is
+// not an error here: the caller decides, as with Salt's ignore_retcode).
 func (Exec) Run(ctx context.Context, c Cmd) (Result, error) {
+	if logEnabled(slog.LevelInfo) {
+		dir, _ := os.Getwd()
+		slog.Info(fmt.Sprintf("Executing command %s in directory '%s'", c.Name, dir))
+		if logEnabled(slog.LevelDebug) {
+			slog.Debug("Command line: " + c.String())
+		}
+	}
 	cmd := exec.CommandContext(ctx, c.Name, c.Args...)
 	if len(c.Env) > 0 {
 		cmd.Env = append(cmd.Environ(), c.Env...)
@@ -69,10 +81,29 @@ func (Exec) Run(ctx context.Context, c Cmd) (Result, error) {
 	case errors.As(err, &ee):
 		res.Code = ee.ExitCode()
 	default:
+		if logEnabled(slog.LevelDebug) {
+			slog.Debug(fmt.Sprintf("Command '%s' could not run: %v", c.Name, err))
+		}
 		return res, fmt.Errorf("running %s: %w", c.Name, err)
+	}
+	if logEnabled(levelTrace) {
+		if res.Stdout != "" {
+			slog.Log(ctx, levelTrace, "stdout: "+strings.TrimRight(res.Stdout, "\n"))
+		}
+		if res.Stderr != "" {
+			slog.Log(ctx, levelTrace, "stderr: "+strings.TrimRight(res.Stderr, "\n"))
+		}
+	}
+	if logEnabled(slog.LevelDebug) {
+		slog.Debug(fmt.Sprintf("retcode: %d", res.Code))
 	}
 	return res, nil
 }
+
+// levelTrace is Salt's trace level among slog's.
+const levelTrace = slog.LevelDebug - 4
+
+func logEnabled(l slog.Level) bool { return slog.Default().Enabled(context.Background(), l) }
 
 // Recorder is a Runner for tests: it records every command and answers
 // from Reply (a zero Result when Reply is nil or returns ok=false).

@@ -1,12 +1,18 @@
 package top
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
+	"strings"
 
 	"brine/internal/fileserver"
 	"brine/internal/match"
 	"brine/internal/value"
 )
+
+// levelTrace is Salt's trace level among slog's.
+const levelTrace = slog.LevelDebug - 4
 
 // Verify checks merged top data as Salt's verify_tops does and returns its
 // error messages.
@@ -89,7 +95,17 @@ func Matches(c *match.Context, top *value.Map, saltenv string, avail *fileserver
 			return err
 		}
 		if !ok {
+			if slog.Default().Enabled(context.Background(), levelTrace) {
+				slog.Log(context.Background(), levelTrace, fmt.Sprintf("Top file target '%s' in saltenv '%s' does not match this minion", value.Str(tgt), value.Str(env)))
+			}
 			return nil
+		}
+		var got []string
+		logged := slog.Default().Enabled(context.Background(), slog.LevelDebug)
+		if logged {
+			defer func() {
+				slog.Debug(fmt.Sprintf("Top file target '%s' in saltenv '%s' matched: %s", value.Str(tgt), value.Str(env), strings.Join(got, ", ")))
+			}()
 		}
 		if !matches.Has(env) {
 			matches.Set(env, value.NewList())
@@ -114,6 +130,9 @@ func Matches(c *match.Context, top *value.Map, saltenv string, avail *fileserver
 			switch x := item.(type) {
 			case string:
 				add(env, x)
+				if logged {
+					got = append(got, x)
+				}
 			case *value.Map:
 				if x.Len() == 0 {
 					continue
@@ -125,6 +144,9 @@ func Matches(c *match.Context, top *value.Map, saltenv string, avail *fileserver
 					continue
 				}
 				add(ks, v)
+				if logged {
+					got = append(got, ks+": "+value.Str(v))
+				}
 			}
 		}
 		return nil

@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"brine/internal/diag"
+	"brine/internal/execmod"
 	"brine/internal/match"
+	"brine/internal/saltspec"
 	"brine/internal/statemod"
 	"brine/internal/top"
 	"brine/internal/value"
@@ -290,36 +292,67 @@ func (c *checker) checkDecl(f *file, id, skey string, v any) {
 	full := mod + "." + fun
 	fn, ok := c.states.Lookup(full)
 	if !ok {
+		saltMod := saltspec.HasModule(saltspec.State, mod)
 		path := declPath
-		if funIsItem && c.modules[mod] {
+		if funIsItem && (c.modules[mod] || saltMod) {
 			path = append(path, step{key: fun, item: true})
 		}
 		r, note := c.locate(f, path)
 		d := &diag.Diagnostic{Subject: r}
-		if !c.modules[mod] {
+		switch ni := saltspec.NotImplemented(saltspec.State, full); {
+		case ni != "":
+			// Salt has it: no did-you-mean towards another function.
+			d.Summary = fmt.Sprintf("State function %q is not implemented in brine", full)
+			d.Detail = ni + "."
+		case !c.modules[mod] && !saltMod:
 			d.Summary = fmt.Sprintf("Unknown state module %q", mod)
-			d.Detail = fmt.Sprintf("ID %q uses state %q, but no state module %q exists.", id, full, mod)
-		} else {
+			d.Detail = fmt.Sprintf("ID %q uses state %q, but no state module %q exists.", id, full, mod) + c.stateSuggestion(full)
+		default:
 			d.Summary = fmt.Sprintf("Unknown state function %q", full)
-			d.Detail = fmt.Sprintf("The state module %q has no function %q.", mod, fun)
-		}
-		if s := c.states.Suggest(full); s != "" {
-			d.Detail += fmt.Sprintf(" Did you mean %q?", s)
+			d.Detail = fmt.Sprintf("The state module %q has no function %q.", mod, fun) + c.stateSuggestion(full)
 		}
 		d.Detail = joinNote(d.Detail, note)
 		c.add(d)
 		return
 	}
+	if mod == "module" && (fun == "run" || fun == "wait" || fun == "watch") {
+		for _, a := range args {
+			if strings.Contains(a, ".") {
+				c.checkModuleRunFunc(f, id, skey, a)
+			}
+		}
+	}
+	// Salt's argument list decides what the function takes; brine's is
+	// the fallback for a function Salt does not have.
 	params := map[string]bool{}
 	var names []string
 	for _, p := range fn.Params {
 		params[p.Name] = true
 		names = append(names, p.Name)
 	}
+	takesKwargs := fn.Kwargs
+	sf, inSalt := saltspec.Lookup(saltspec.State, full)
+	if inSalt {
+		takesKwargs = sf.TakesKwargs()
+		names = sf.ParamNames()
+	}
 	low := value.MapOf("name", id)
 	for _, a := range args {
 		low.Set(a, true)
-		if fn.Kwargs && !params[a] && !statemod.IsInternalKeyword(a) && !strings.HasPrefix(a, "__") {
+		if inSalt && sf.Accepts(a) && !params[a] && !fn.Kwargs && a != "name" && a != "names" && !statemod.IsInternalKeyword(a) && !strings.HasPrefix(a, "__") {
+			r, note := c.locate(f, append(keys(id, skey), step{key: a}))
+			c.add(&diag.Diagnostic{
+				Severity: diag.Warning,
+				Summary:  fmt.Sprintf("Argument %q is not implemented in brine", a),
+				Detail:   joinNote(fmt.Sprintf("%q is an argument of the Salt %s state function %q that brine does not implement yet.", a, saltspec.SaltVersion(), full), note),
+				Subject:  r,
+			})
+			continue
+		}
+		if inSalt {
+			params[a] = params[a] || sf.Accepts(a)
+		}
+		if takesKwargs && !params[a] && !statemod.IsInternalKeyword(a) && !strings.HasPrefix(a, "__") {
 			// **kwargs swallows anything, a misspelt requisite included.
 			if s := closest(a, requisiteNames); s != "" {
 				r, note := c.locate(f, append(keys(id, skey), step{key: a}))
@@ -332,7 +365,7 @@ func (c *checker) checkDecl(f *file, id, skey string, v any) {
 			}
 			continue
 		}
-		if fn.Kwargs || params[a] || a == "names" || a == "name" || statemod.IsInternalKeyword(a) || strings.HasPrefix(a, "__") {
+		if takesKwargs || params[a] || a == "names" || a == "name" || statemod.IsInternalKeyword(a) || strings.HasPrefix(a, "__") {
 			continue
 		}
 		r, note := c.locate(f, append(keys(id, skey), step{key: a}))
@@ -355,6 +388,76 @@ func (c *checker) checkDecl(f *file, id, skey string, v any) {
 			Subject: r,
 		})
 	}
+}
+
+// checkModuleRunFunc reports the execution function a module.run names
+// (its key a, "mod.fun" or "mod.fun:suffix") when brine does not have it:
+// as not implemented when Salt has it, else as unknown.
+func (c *checker) checkModuleRunFunc(f *file, id, skey, a string) {
+	if c.run == nil || c.run.Ctx == nil {
+		return
+	}
+	name, _, _ := strings.Cut(a, ":")
+	if _, ok := c.run.Ctx.Lookup(name); ok {
+		return
+	}
+	reg := c.run.Ctx.Registry
+	if reg == nil {
+		reg = execmod.Default
+	}
+	u := reg.Unknown(name)
+	r, note := c.locate(f, append(keys(id, skey), step{key: a}))
+	d := &diag.Diagnostic{Subject: r}
+	if u.NotImplemented != "" && u.Suggestion == "" {
+		d.Summary = fmt.Sprintf("Execution function %q is not implemented in brine", name)
+		d.Detail = u.NotImplemented + "."
+	} else {
+		d.Summary = fmt.Sprintf("Unknown execution function %q", name)
+		d.Detail = fmt.Sprintf("%q calls %q, which is no execution function of Salt %s.", skey, name, saltspec.SaltVersion())
+		if u.Suggestion != "" {
+			d.Detail += fmt.Sprintf(" Did you mean %q?", u.Suggestion)
+		}
+		if u.NotImplemented != "" {
+			d.Detail += " " + u.NotImplemented + "."
+		}
+	}
+	d.Detail = joinNote(d.Detail, note)
+	c.add(d)
+}
+
+// stateSuggestion returns " Did you mean "x"?" for the state function
+// closest to full: a registered one, or one of Salt's functions of the
+// module that brine does not implement (then saying so).
+func (c *checker) stateSuggestion(full string) string {
+	best := c.states.Suggest(full)
+	bestD := 4
+	if best != "" {
+		bestD = editDistance(full, best)
+	}
+	fromSalt := false
+	mod, fun, _ := strings.Cut(full, ".")
+	if !saltspec.HasModule(saltspec.State, mod) {
+		// A misspelt module: the function of the closest Salt module.
+		if m := closest(mod, saltspec.Modules(saltspec.State)); m != "" && saltspec.Exists(saltspec.State, m+"."+fun) {
+			mod = m
+		}
+	}
+	for _, fn := range saltspec.FunctionNames(saltspec.State, mod) {
+		cand := mod + "." + fn
+		if c.states.Has(cand) {
+			continue
+		}
+		if d := editDistance(full, cand); d < bestD {
+			best, bestD, fromSalt = cand, d, true
+		}
+	}
+	switch {
+	case best == "":
+		return ""
+	case fromSalt:
+		return fmt.Sprintf(" Did you mean %q? %s.", best, saltspec.NotImplemented(saltspec.State, best))
+	}
+	return fmt.Sprintf(" Did you mean %q?", best)
 }
 
 func joinNote(detail, note string) string {

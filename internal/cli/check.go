@@ -55,6 +55,10 @@ func Check(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "brine check: unknown format %q (text or json)\n", format)
 		return checkErrors
 	}
+	if configDirMissing(opts.configDir, stderr) {
+		fmt.Fprintln(stderr, "brine check: no configuration to check the tree with (give -c DIR holding a minion file)")
+		return checkErrors
+	}
 	cfg, err := opts.config(stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

@@ -24,6 +24,7 @@ import (
 	"brine/internal/pillar"
 	"brine/internal/render"
 	"brine/internal/value"
+	"brine/internal/version"
 	"brine/internal/yamlload"
 )
 
@@ -57,7 +58,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, usage)
 		return exitOK
 	case "version", "--version":
-		fmt.Fprintln(stdout, "brine (salt 3006 compatible)")
+		fmt.Fprintln(stdout, version.Read())
+		return exitOK
+	case "--versions-report", "-V":
+		fmt.Fprint(stdout, version.Read().Report())
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "brine: unknown command %q\n%s\n", args[0], usage)
@@ -97,6 +101,8 @@ type callFlags struct {
 	cachedir           string
 	grainsOnly         bool
 	doc                bool
+	version            bool
+	versionsReport     bool
 }
 
 func newFlagSet(f *callFlags, stderr io.Writer) *pflag.FlagSet {
@@ -131,6 +137,8 @@ func newFlagSet(f *callFlags, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVar(&f.cachedir, "cachedir", "", "cache directory")
 	fs.BoolVarP(&f.grainsOnly, "grains", "g", false, "print the grains and exit")
 	fs.BoolVarP(&f.doc, "doc", "d", false, "print the documentation of the functions starting with FUNCTION (all without one)")
+	fs.BoolVar(&f.version, "version", false, "print brine's version and the Salt release it follows")
+	fs.BoolVarP(&f.versionsReport, "versions-report", "V", false, "print brine's, its dependencies' and the system's versions, as Salt's report")
 	for _, hidden := range []string{"output", "output-indent", "output-file", "state_output", "state_verbose", "force-colour", "no-colour"} {
 		_ = fs.MarkHidden(hidden)
 	}
@@ -148,6 +156,14 @@ func Call(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	rest := fs.Args()
+	switch {
+	case f.version:
+		fmt.Fprintln(stdout, version.Read())
+		return exitOK
+	case f.versionsReport:
+		fmt.Fprint(stdout, version.Read().Report())
+		return exitOK
+	}
 	if f.doc {
 		prefix := ""
 		if len(rest) > 0 {
@@ -161,6 +177,7 @@ func Call(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
+	configDirMissing(f.configDir, stderr)
 	if len(rest) == 0 && !f.grainsOnly {
 		fmt.Fprintln(stderr, "Usage: brine call [options] FUNCTION [ARG ...] [KEY=VALUE ...]\n\nbrine call: error: Requires function, --grains or --doc")
 		return exitUsage
@@ -264,11 +281,13 @@ func Call(args []string, stdout, stderr io.Writer) int {
 	// functions see it as __pillar__.
 	var pfails []pillar.RenderFailure
 	svc.OnRenderError = func(pf pillar.RenderFailure) { pfails = append(pfails, pf) }
+	pstart := time.Now()
 	pil, err := compilePillar(sess, ctx, svc, cfg)
 	if err != nil {
 		slog.Error(fmt.Sprintf("Pillar failed to compile: %s", err))
 		pil = value.NewMap(0)
 	}
+	slog.Debug(fmt.Sprintf("Pillar compiled (duration_in_ms=%s)", value.Str(float64(time.Since(pstart).Microseconds())/1000)))
 	ctx.Pillar = pil
 	if len(pfails) > 0 {
 		ds, src := pillarDiagnostics(ctx, pfails)
@@ -288,11 +307,7 @@ func Call(args []string, stdout, stderr io.Writer) int {
 			docs.Set(fun, ctx.Registry.MissingFunString(fun))
 			return p.print(value.MapOf("local", docs), "nested", 0)
 		}
-		msg := ctx.Registry.MissingFunString(fun)
-		if s := ctx.Registry.Suggest(fun); s != "" {
-			msg += fmt.Sprintf(" Did you mean '%s'?", s)
-		}
-		fmt.Fprintln(stderr, msg)
+		fmt.Fprintln(stderr, ctx.Registry.MissingMessage(fun))
 		return exitMissing
 	}
 	cargs, ckwargs := yamlload.ParseInput(rest[1:], nil)

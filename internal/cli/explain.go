@@ -204,3 +204,13 @@ func relPath(base, path string) string {
 	}
 	return path
 }
+
+// configDirMissing warns, as salt-call does before anything else, when
+// the configuration directory does not exist, and reports it.
+func configDirMissing(dir string, stderr io.Writer) bool {
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return false
+	}
+	fmt.Fprintf(stderr, "WARNING: CONFIG '%s' directory does not exist.\n", dir)
+	return true
+}

@@ -60,6 +60,7 @@ func Graph(args []string, stdout, stderr io.Writer) int {
 			kindList = append(kindList, k)
 		}
 	}
+	configDirMissing(opts.configDir, stderr)
 	cfg, err := opts.config(stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

@@ -16,7 +16,7 @@ import (
 // layer gives each internal package its place in the data flow. A package
 // may import only packages of a strictly lower layer.
 var layer = map[string]int{
-	"value": 0, "diag": 0,
+	"value": 0, "diag": 0, "saltspec": 0, "version": 0,
 	"yamlload": 1, "pyops": 1, "dag": 1,
 	"jinja":     2,
 	"jinjasalt": 3, "fileserver": 3, "grains": 3, "config": 3, "render": 3, "match": 3, "state": 3,

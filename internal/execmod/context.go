@@ -68,7 +68,7 @@ func (c *Context) Lookup(name string) (Func, bool) { return c.registry().Lookup(
 func (c *Context) Call(name string, args []any, kwargs *value.Map) (any, error) {
 	f, ok := c.registry().Lookup(name)
 	if !ok {
-		return nil, &UnknownFunctionError{Name: name, Suggestion: c.registry().Suggest(name)}
+		return nil, c.registry().Unknown(name)
 	}
 	if kwargs == nil {
 		kwargs = value.NewMap(0)

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"brine/internal/diag"
+	"brine/internal/saltspec"
 	"brine/internal/value"
 )
 
@@ -134,18 +135,60 @@ func (r *Registry) MissingFunString(name string) string {
 	return fmt.Sprintf("'%s' is not available.", name)
 }
 
+// Unknown describes the unregistered function name: a function Salt 3006
+// has gets NotImplemented ("X is a Salt 3006 execution function that brine
+// does not implement yet"), any other name the closest name, registered or
+// one of Salt's (then with NotImplemented for it).
+func (r *Registry) Unknown(name string) *UnknownFunctionError {
+	if ni := saltspec.NotImplemented(saltspec.Exec, name); ni != "" {
+		return &UnknownFunctionError{Name: name, NotImplemented: ni}
+	}
+	e := &UnknownFunctionError{Name: name, Suggestion: r.Suggest(name)}
+	// A closer name among Salt's functions of the module that brine does
+	// not implement is the better guess (file.tuch: file.touch).
+	mod, _, _ := strings.Cut(name, ".")
+	bestD := len(name)/3 + 2
+	if e.Suggestion != "" {
+		bestD = diag.EditDistance(name, e.Suggestion)
+	}
+	for _, fn := range saltspec.FunctionNames(saltspec.Exec, mod) {
+		full := mod + "." + fn
+		if _, ok := r.entries[full]; ok {
+			continue
+		}
+		if d := diag.EditDistance(name, full); d < bestD {
+			e.Suggestion, bestD = full, d
+			e.NotImplemented = saltspec.NotImplemented(saltspec.Exec, full)
+		}
+	}
+	return e
+}
+
+// MissingMessage is the message for a call of the unregistered function
+// name: Salt's MissingFunString, then the did-you-mean or, for a function
+// Salt has, that brine does not implement it yet.
+func (r *Registry) MissingMessage(name string) string { return r.Unknown(name).Error() }
+
 // UnknownFunctionError is returned by Context.Call for a name that is not
 // registered.
 type UnknownFunctionError struct {
 	Name       string
 	Suggestion string
+	// NotImplemented says that Salt 3006 has the function (Name, or the
+	// Suggestion when that is one of Salt's) but brine does not implement
+	// it yet (see Registry.Unknown).
+	NotImplemented string
 }
 
-// Error returns Salt's message, with the suggestion when there is one.
+// Error returns Salt's message, with the suggestion when there is one, or
+// the sentence saying brine does not implement the function yet.
 func (e *UnknownFunctionError) Error() string {
 	msg := fmt.Sprintf("'%s' is not available.", e.Name)
 	if e.Suggestion != "" {
 		msg += fmt.Sprintf(" Did you mean '%s'?", e.Suggestion)
+	}
+	if e.NotImplemented != "" {
+		msg += " " + e.NotImplemented + "."
 	}
 	return msg
 }

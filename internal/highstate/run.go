@@ -19,9 +19,9 @@ import (
 )
 
 func init() {
-	execmod.Register("state.apply", stateApply, "Apply the highstate, or the SLS given as mods.")
-	execmod.Register("state.sls", stateSLS, "Execute the states in one or more SLS files.")
-	execmod.Register("state.highstate", stateHighstate, "Retrieve the state data from the master and execute it.")
+	execmod.Register("state.apply", withKwargsWarning("state.apply", stateApply), "Apply the highstate, or the SLS given as mods.")
+	execmod.Register("state.sls", withKwargsWarning("state.sls", stateSLS), "Execute the states in one or more SLS files.")
+	execmod.Register("state.highstate", withKwargsWarning("state.highstate", stateHighstate), "Retrieve the state data from the master and execute it.")
 	execmod.Register("state.test", stateTest, "Apply in test mode (state.apply test=True).")
 	for _, n := range []string{"state.apply", "state.sls", "state.highstate", "state.test"} {
 		execmod.SetOutputter(n, "highstate")
@@ -146,6 +146,7 @@ func (r *Run) CallHigh(high *value.Map, test bool) (any, error) {
 // RunChunks runs low chunks with the engine.
 func (r *Run) RunChunks(chunks []*value.Map, test bool) (*value.Map, error) {
 	opts := r.runOptions(test)
+	warnChunks(chunks, statemod.Default)
 	// A long run on a terminal shows "[N/M] id" on stderr, erased at the
 	// end, so stdout (the outputter's) is untouched.
 	if term.IsTerminal(int(os.Stderr.Fd())) {

@@ -7,9 +7,11 @@ package states
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"brine/internal/execmod"
+	"brine/internal/saltspec"
 	"brine/internal/statemod"
 	"brine/internal/value"
 )
@@ -35,6 +37,19 @@ func hasFunc(c *statemod.Call, name string) bool {
 		return false
 	}
 	_, ok := c.Env.Exec.Lookup(name)
+	if !ok {
+		// The return keeps Salt's comment; stderr says when the function
+		// is Salt's and only brine lacks it.
+		if ni := saltspec.NotImplemented(saltspec.Exec, name); ni != "" {
+			where := ""
+			if c.Low != nil {
+				id, _ := c.Low.Get("__id__")
+				sls, _ := c.Low.Get("__sls__")
+				where = fmt.Sprintf("SLS '%s', ID '%s': ", value.Str(sls), value.Str(id))
+			}
+			slog.Warn(where + ni)
+		}
+	}
 	return ok
 }
 

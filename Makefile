@@ -5,15 +5,22 @@ GO ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X brine/internal/version.Version=$(VERSION)
 
-.PHONY: all build install check test race bench conformance
+MANDIR ?= /usr/local/share/man
+
+.PHONY: all build install install-man check test race bench conformance
 
 all: check test build
 
+# CGO_ENABLED=0: one static binary, with no libc to match on the target.
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o brine ./cmd/brine
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o brine ./cmd/brine
 
 install:
-	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/brine
+	CGO_ENABLED=0 $(GO) install -ldflags "$(LDFLAGS)" ./cmd/brine
+
+install-man:
+	mkdir -p $(MANDIR)/man1
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/brine man > $(MANDIR)/man1/brine.1
 
 check:
 	@test -z "$$(gofmt -l cmd internal)" || (gofmt -l cmd internal; exit 1)

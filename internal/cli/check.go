@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,35 +21,37 @@ const (
 	checkErrors   = 2
 )
 
+// checkFlags are brine check's options.
+type checkFlags struct {
+	tree                        treeOptions
+	format                      string
+	strict, noColor, forceColor bool
+	all                         bool
+}
+
+// checkFlagSet defines brine check's flags on f.
+func checkFlagSet(f *checkFlags) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("brine check", pflag.ContinueOnError)
+	f.tree.register(fs)
+	fs.StringVar(&f.format, "format", "text", "output format: text or json")
+	fs.BoolVar(&f.strict, "strict", false, "exit with status 1 when there are warnings only")
+	fs.BoolVar(&f.all, "all", false, "check every SLS under the file roots, not only those the top file reaches")
+	fs.BoolVar(&f.noColor, "no-color", false, "disable coloured output")
+	fs.BoolVar(&f.forceColor, "force-color", false, "colour the output even when not on a terminal")
+	return fs
+}
+
 // Check runs `brine check`: it compiles the state tree as
 // state.show_highstate and state.show_sls would and prints every problem
 // found as a diagnostic. The exit status is 0 when clean, 1 for warnings
 // only with --strict, 2 for errors (and for usage errors).
 func Check(args []string, stdout, stderr io.Writer) int {
-	var (
-		opts                        treeOptions
-		format                      string
-		strict, noColor, forceColor bool
-		all                         bool
-	)
-	fs := pflag.NewFlagSet("brine check", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	opts.register(fs)
-	fs.StringVar(&format, "format", "text", "output format: text or json")
-	fs.BoolVar(&strict, "strict", false, "exit with status 1 when there are warnings only")
-	fs.BoolVar(&all, "all", false, "check every SLS under the file roots, not only those the top file reaches")
-	fs.BoolVar(&noColor, "no-color", false, "disable coloured output")
-	fs.BoolVar(&forceColor, "force-color", false, "colour the output even when not on a terminal")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: brine check [options] [SLS ...]\n\nRender and compile the state tree and report every problem found.\n\nOptions:")
-		fs.PrintDefaults()
+	var f checkFlags
+	fs := checkFlagSet(&f)
+	if rc, ok := parseCommand("check", fs, args, stdout, stderr); !ok {
+		return rc
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return checkClean
-		}
-		return checkErrors
-	}
+	opts, format, strict, noColor, forceColor, all := f.tree, f.format, f.strict, f.noColor, f.forceColor, f.all
 	if format != "text" && format != "json" {
 		fmt.Fprintf(stderr, "brine check: unknown format %q (text or json)\n", format)
 		return checkErrors

@@ -40,22 +40,17 @@ const (
 // and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, usage)
+		fmt.Fprint(stderr, mainUsage())
 		return exitUsage
 	}
-	// Fleet commands (master, minion, key, run, jobs): see fleet.go.
-	if cmd, ok := fleetCommands[args[0]]; ok {
-		return cmd(args[1:], stdout, stderr)
+	if c := lookupCommand(args[0]); c != nil {
+		return c.run(args[1:], stdout, stderr)
 	}
 	switch args[0] {
-	case "call":
-		return Call(args[1:], stdout, stderr)
-	case "check":
-		return Check(args[1:], stdout, stderr)
-	case "graph":
-		return Graph(args[1:], stdout, stderr)
-	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, usage)
+	case "help":
+		return Help(args[1:], stdout, stderr)
+	case "-h", "--help":
+		fmt.Fprint(stdout, mainUsage())
 		return exitOK
 	case "version", "--version":
 		fmt.Fprintln(stdout, version.Read())
@@ -63,20 +58,16 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case "--versions-report", "-V":
 		fmt.Fprint(stdout, version.Read().Report())
 		return exitOK
+	case "completion":
+		return Completion(args[1:], stdout, stderr)
+	case "man":
+		return Man(args[1:], stdout, stderr)
+	case completeCommand:
+		return complete(args[1:], stdout)
 	}
-	fmt.Fprintf(stderr, "brine: unknown command %q\n%s\n", args[0], usage)
+	fmt.Fprintf(stderr, "brine: unknown command %q\n\n%s", args[0], mainUsage())
 	return exitUsage
 }
-
-const usage = `usage: brine call [options] FUNCTION [ARG ...] [KEY=VALUE ...]
-
-brine runs Salt 3006 state trees: "brine call" mirrors salt-call.
-Run "brine call --help" for the options. "brine check" reports the
-problems in a state tree without running it; "brine graph" shows its
-requisite graph and predicted run order (dot, text or json).
-
-Fleet mode: brine master|minion -c DIR, brine key (salt-key),
-brine run TARGET FUNCTION [ARG ...] (salt), brine jobs list|lookup JID.`
 
 // callFlags are salt-call's options that brine supports.
 type callFlags struct {
@@ -149,11 +140,8 @@ func newFlagSet(f *callFlags, stderr io.Writer) *pflag.FlagSet {
 func Call(args []string, stdout, stderr io.Writer) int {
 	var f callFlags
 	fs := newFlagSet(&f, stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if rc, ok := parseCommand("call", fs, args, stdout, stderr); !ok {
+		return rc
 	}
 	rest := fs.Args()
 	switch {

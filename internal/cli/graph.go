@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -15,6 +14,21 @@ import (
 	"brine/internal/value"
 )
 
+// graphFlags are brine graph's options.
+type graphFlags struct {
+	tree          treeOptions
+	format, kinds string
+}
+
+// graphFlagSet defines brine graph's flags on f.
+func graphFlagSet(f *graphFlags) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("brine graph", pflag.ContinueOnError)
+	f.tree.register(fs)
+	fs.StringVar(&f.format, "format", "text", "output format: dot, text or json")
+	fs.StringVar(&f.kinds, "kinds", "", "comma-separated requisite kinds to show (default all: "+strings.Join(graph.Kinds, ",")+")")
+	return fs
+}
+
 // Graph runs `brine graph`: it compiles the low chunks a state run would
 // execute (state.sls for the SLS given, else state.highstate), resolves
 // their requisites and prints the graph as Dot, text (predicted run order
@@ -22,25 +36,12 @@ import (
 // name nothing and cycles are shown, not fatal: the exit status is 0 when
 // the tree compiles, 2 when it does not (or on a usage error).
 func Graph(args []string, stdout, stderr io.Writer) int {
-	var (
-		opts          treeOptions
-		format, kinds string
-	)
-	fs := pflag.NewFlagSet("brine graph", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	opts.register(fs)
-	fs.StringVar(&format, "format", "text", "output format: dot, text or json")
-	fs.StringVar(&kinds, "kinds", "", "comma-separated requisite kinds to show (default all: "+strings.Join(graph.Kinds, ",")+")")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: brine graph [options] [SLS ...]\n\nShow the requisite graph and predicted run order of a state run without running it.\nWithout SLS, the highstate of the minion is shown.\n\nOptions:")
-		fs.PrintDefaults()
+	var f graphFlags
+	fs := graphFlagSet(&f)
+	if rc, ok := parseCommand("graph", fs, args, stdout, stderr); !ok {
+		return rc
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
+	opts, format, kinds := f.tree, f.format, f.kinds
 	if format != "text" && format != "dot" && format != "json" {
 		fmt.Fprintf(stderr, "brine graph: unknown format %q (dot, text or json)\n", format)
 		return exitUsage

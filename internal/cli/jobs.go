@@ -6,6 +6,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"brine/internal/fleet/client"
 	"brine/internal/fleet/proto"
 	"brine/internal/output"
@@ -13,16 +15,28 @@ import (
 )
 
 // Jobs runs `brine jobs list` and `brine jobs lookup JID`, which mirror
+// jobsFlags are brine jobs' options.
+type jobsFlags struct {
+	fleetFlags
+	out string
+}
+
+// jobsFlagSet defines brine jobs' flags on f.
+func jobsFlagSet(f *jobsFlags) *pflag.FlagSet {
+	fs := newFleetFlagSet("brine jobs")
+	f.add(fs)
+	fs.StringVar(&f.out, "out", "", "outputter: json, yaml, nested, raw, txt, quiet")
+	return fs
+}
+
 // salt-run jobs.list_jobs and jobs.lookup_jid.
 func Jobs(args []string, stdout, stderr io.Writer) int {
-	var f fleetFlags
-	var out string
-	fs := newFleetFlagSet("brine jobs", stderr)
-	f.add(fs)
-	fs.StringVar(&out, "out", "", "outputter")
-	if rc, ok := parseFleet(fs, args); !ok {
+	var jf jobsFlags
+	fs := jobsFlagSet(&jf)
+	if rc, ok := parseCommand("jobs", fs, args, stdout, stderr); !ok {
 		return rc
 	}
+	f, out := jf.fleetFlags, jf.out
 	rest := fs.Args()
 	if len(rest) == 0 || (rest[0] == "lookup" && len(rest) != 2) || (rest[0] != "lookup" && rest[0] != "list") {
 		fmt.Fprintln(stderr, "Usage: brine jobs list | brine jobs lookup JID")

@@ -2,10 +2,15 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"brine/internal/fleet/client"
 	"brine/internal/fleet/keys"
@@ -34,10 +39,9 @@ type keyFlags struct {
 // stdin is where `brine key` reads confirmations (tests replace it).
 var stdin io.Reader = os.Stdin
 
-// Key runs `brine key`, which mirrors salt-key.
-func Key(args []string, stdout, stderr io.Writer) int {
-	var f keyFlags
-	fs := newFleetFlagSet("brine key", stderr)
+// keyFlagSet defines brine key's flags on f.
+func keyFlagSet(f *keyFlags) *pflag.FlagSet {
+	fs := newFleetFlagSet("brine key")
 	f.addConfig(fs)
 	// salt-key's -l lists keys; the log level has only its long name.
 	fs.StringVar(&f.logLevel, "log-level", "", "console log level")
@@ -55,7 +59,14 @@ func Key(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.includeRejected, "include-rejected", false, "accept or reject rejected/accepted keys too")
 	fs.BoolVar(&f.includeAccepted, "include-accepted", false, "reject accepted keys too")
 	fs.StringVar(&f.out, "out", "", "outputter for listings (json, yaml, ...)")
-	if rc, ok := parseFleet(fs, args); !ok {
+	return fs
+}
+
+// Key runs `brine key`, which mirrors salt-key.
+func Key(args []string, stdout, stderr io.Writer) int {
+	var f keyFlags
+	fs := keyFlagSet(&f)
+	if rc, ok := parseCommand("key", fs, args, stdout, stderr); !ok {
 		return rc
 	}
 	cfg, err := loadMaster(&f.fleetFlags, stderr)
@@ -251,11 +262,28 @@ func (k *keyCmd) delete(glob string) int {
 	return rc
 }
 
+// fingers prints fingerprints as salt-key -f / -F: the hash_type digest
+// of each key file, byte for byte (`sha256sum FILE` prints the same
+// digest without the colons). -F also lists the master's own under
+// "Local Keys": master.pub and the CA whose fingerprint minions set as
+// master_finger.
 func (k *keyCmd) fingers(glob string) int {
+	hashType, _ := k.opts.Get("hash_type")
+	ht, _ := hashType.(string)
 	if k.f.fingerAll {
-		if kp, err := keys.Load(master.KeyPath(k.opts)); err == nil {
-			pub, _ := kp.PublicKey()
-			fmt.Fprintf(k.stdout, "Local Keys:\nmaster.nk:  %s\n", keys.Fingerprint(pub))
+		fmt.Fprintln(k.stdout, "Local Keys:")
+		pub := keys.PubPath(master.KeyPath(k.opts))
+		if fp, err := keys.FileFinger(pub, ht); err == nil {
+			fmt.Fprintf(k.stdout, "%s:  %s\n", filepath.Base(pub), fp)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintln(k.stderr, err)
+		}
+		if ca := master.CAFile(k.opts); ca != "" {
+			if fp, err := master.CAFinger(ca, ht); err == nil {
+				fmt.Fprintf(k.stdout, "%s:  %s\n", filepath.Base(ca), fp)
+			} else {
+				fmt.Fprintln(k.stderr, err)
+			}
 		}
 	}
 	sel, n := k.matching(glob, keys.States)
@@ -263,18 +291,21 @@ func (k *keyCmd) fingers(glob string) int {
 		fmt.Fprintf(k.stderr, "The key glob '%s' does not match any keys.\n", glob)
 		return exitGeneric
 	}
+	rc := exitOK
 	for _, st := range keys.States {
 		if len(sel[st]) == 0 {
 			continue
 		}
 		fmt.Fprintf(k.stdout, "%s:\n", st.Title())
 		for _, id := range sel[st] {
-			pub, err := k.store.Key(st, id)
+			fp, err := k.store.Finger(st, id, ht)
 			if err != nil {
+				fmt.Fprintln(k.stderr, err)
+				rc = exitGeneric
 				continue
 			}
-			fmt.Fprintf(k.stdout, "%s:  %s\n", id, keys.Fingerprint(pub))
+			fmt.Fprintf(k.stdout, "%s:  %s\n", id, fp)
 		}
 	}
-	return exitOK
+	return rc
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -30,23 +29,10 @@ func (f *fleetFlags) addConfig(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.configDir, "config-dir", "c", "/etc/salt", "directory holding the master (or minion) config file")
 }
 
-func newFleetFlagSet(name string, stderr io.Writer) *pflag.FlagSet {
+func newFleetFlagSet(name string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.SetInterspersed(true)
 	return fs
-}
-
-// parseFleet parses args; it returns false with the exit code when the
-// command should stop (help or a usage error).
-func parseFleet(fs *pflag.FlagSet, args []string) (int, bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK, false
-		}
-		return exitUsage, false
-	}
-	return 0, true
 }
 
 // loadMaster reads the master configuration and sets up logging.
@@ -63,16 +49,27 @@ func loadMaster(f *fleetFlags, stderr io.Writer) (*config.Config, error) {
 	return cfg, nil
 }
 
+// masterFlags are brine master's options.
+type masterFlags struct {
+	fleetFlags
+	writeAuth bool
+}
+
+// masterFlagSet defines brine master's flags on f.
+func masterFlagSet(f *masterFlags) *pflag.FlagSet {
+	fs := newFleetFlagSet("brine master")
+	f.add(fs)
+	fs.BoolVar(&f.writeAuth, "write-nats-auth", false, "write the authorization file an external nats-server includes (nats_auth_file) and exit")
+	return fs
+}
+
 // Master runs `brine master`: the master daemon, until SIGINT or SIGTERM.
 func Master(args []string, stdout, stderr io.Writer) int {
-	var f fleetFlags
-	fs := newFleetFlagSet("brine master", stderr)
-	f.add(fs)
-	var writeAuth bool
-	fs.BoolVar(&writeAuth, "write-nats-auth", false, "write the authorization file an external nats-server includes (nats_auth_file) and exit")
-	if rc, ok := parseFleet(fs, args); !ok {
+	var mf masterFlags
+	if rc, ok := parseCommand("master", masterFlagSet(&mf), args, stdout, stderr); !ok {
 		return rc
 	}
+	f, writeAuth := mf.fleetFlags, mf.writeAuth
 	cfg, err := loadMaster(&f, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

@@ -9,6 +9,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/spf13/pflag"
+
 	"brine/internal/config"
 	"brine/internal/execmod"
 	"brine/internal/fleet/minion"
@@ -35,15 +37,33 @@ func loadMinionConfig(dir string, overrides *value.Map) (*config.Config, *value.
 	return cfg, g, nil
 }
 
+// minionFlags are brine minion's options.
+type minionFlags struct {
+	fleetFlags
+	id     string
+	runJob bool
+}
+
+// minionFlagSet defines brine minion's flags on f.
+func minionFlagSet(f *minionFlags) *pflag.FlagSet {
+	fs := newFleetFlagSet("brine minion")
+	f.add(fs)
+	fs.StringVar(&f.id, "id", "", "minion id")
+	fs.BoolVar(&f.runJob, "run-job", false, "run one job given on stdin (the minion's job processes)")
+	_ = fs.MarkHidden("run-job")
+	return fs
+}
+
 // Minion runs `brine minion`: the minion daemon, until SIGINT or SIGTERM.
 func Minion(args []string, stdout, stderr io.Writer) int {
-	var f fleetFlags
-	var id string
-	fs := newFleetFlagSet("brine minion", stderr)
-	f.add(fs)
-	fs.StringVar(&id, "id", "", "minion id")
-	if rc, ok := parseFleet(fs, args); !ok {
+	var mf minionFlags
+	if rc, ok := parseCommand("minion", minionFlagSet(&mf), args, stdout, stderr); !ok {
 		return rc
+	}
+	f, id, runJob := mf.fleetFlags, mf.id, mf.runJob
+	if runJob {
+		setupLogging(f.logLevel, stderr)
+		return minion.RunJobProcess()
 	}
 	ov := value.NewMap(1)
 	if id != "" {
@@ -64,7 +84,23 @@ func Minion(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitGeneric
 	}
-	mn, err := minion.New(minion.Options{Opts: cfg.Opts(), Grains: g, Log: slog.Default()})
+	// Each job in a process of its own (multiprocessing: False, which
+	// minion.New reads, runs them in this one).
+	var jobProcess []string
+	if exe, err := os.Executable(); err == nil {
+		jobProcess = []string{exe, "minion", "--run-job", "--log-level", lv}
+	} else {
+		slog.Warn("running jobs in the minion process", "err", err)
+	}
+	// Salt's process_count_max bounds the jobs run at once (the
+	// default, -1, leaves minion.New's own bound).
+	parallel := 0
+	if v, ok := cfg.Get("process_count_max"); ok {
+		if n, ok := v.(int64); ok && n > 0 {
+			parallel = int(n)
+		}
+	}
+	mn, err := minion.New(minion.Options{Opts: cfg.Opts(), Grains: g, Log: slog.Default(), JobProcess: jobProcess, Parallel: parallel})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitGeneric
@@ -88,6 +124,10 @@ func remoteSession(local bool, cfg *config.Config, g *value.Map) (*minion.Sessio
 	}
 	keyPath := minion.KeyPath(cfg.String("pki_dir"))
 	if _, err := os.Stat(keyPath); err != nil {
+		// salt-call would wait for its master here, retrying for ever;
+		// brine has no master to wait for without a minion key, so it
+		// runs locally, and says so.
+		slog.Warn(fmt.Sprintf("No minion key at %s, so no brine master to ask: running locally, as with --local (salt-call would keep waiting for its master %q). Pass --local or set file_client: local to silence this.", keyPath, cfg.String("master")))
 		return nil, noop, nil
 	}
 	kp, err := minion.LoadKey(cfg.Opts())
@@ -97,7 +137,7 @@ func remoteSession(local bool, cfg *config.Config, g *value.Map) (*minion.Sessio
 	never := 0
 	conn, err := minion.Dial(cfg.Opts(), cfg.ID(), kp, minion.DialOptions{Name: "brine-call " + cfg.ID(), MaxReconnects: &never})
 	if err != nil {
-		return nil, noop, fmt.Errorf("connecting to the master %s: %w", minion.MasterURL(cfg.Opts()), err)
+		return nil, noop, fmt.Errorf("connecting to the master %s: %w (salt-call would keep retrying; brine call stops: start the master, or pass --local to run without it)", minion.MasterURL(cfg.Opts()), err)
 	}
 	return minion.NewSession(conn, cfg.Opts(), g), conn.Close, nil
 }

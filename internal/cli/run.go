@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"brine/internal/config"
 	"brine/internal/fleet/client"
@@ -22,24 +26,20 @@ type runFlags struct {
 	fleetFlags
 	pcre, list, grain, pillar, compound, nodegroup, ipcidr bool
 
-	timeout   int
-	batch     string
-	async     bool
-	out       string
-	outIndent int
-	noColor   bool
-	force     bool
-	static    bool
+	timeout          int
+	gatherJobTimeout int
+	batch            string
+	async            bool
+	out              string
+	outIndent        int
+	noColor          bool
+	force            bool
+	static           bool
 }
 
-// noReturn is what salt prints for a minion that did not return.
-const noReturn = "Minion did not return. [No response]"
-
-// Run runs `brine run TARGET FUNCTION [ARG ...]`, which mirrors the salt
-// command.
-func Run(args []string, stdout, stderr io.Writer) int {
-	var f runFlags
-	fs := newFleetFlagSet("brine run", stderr)
+// runFlagSet defines brine run's flags on f.
+func runFlagSet(f *runFlags) *pflag.FlagSet {
+	fs := newFleetFlagSet("brine run")
 	f.add(fs)
 	fs.BoolVarP(&f.pcre, "pcre", "E", false, "the target is a regular expression on minion ids")
 	fs.BoolVarP(&f.list, "list", "L", false, "the target is a comma-separated list of minion ids")
@@ -48,7 +48,8 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVarP(&f.compound, "compound", "C", false, "the target is a compound expression")
 	fs.BoolVarP(&f.nodegroup, "nodegroup", "N", false, "the target is a nodegroup")
 	fs.BoolVarP(&f.ipcidr, "ipcidr", "S", false, "the target is an address or network")
-	fs.IntVarP(&f.timeout, "timeout", "t", 0, "seconds to wait for returns (default: the master's timeout option, 5)")
+	fs.IntVarP(&f.timeout, "timeout", "t", 0, "seconds to wait before asking the minions that have not returned whether they still run the job (default: the master's timeout option, 5)")
+	fs.IntVar(&f.gatherJobTimeout, "gather-job-timeout", 0, "seconds the minions have to answer that question (default: the master's gather_job_timeout option, 10)")
 	fs.StringVarP(&f.batch, "batch-size", "b", "", "run on this many minions (or this percentage) at a time")
 	fs.BoolVar(&f.async, "async", false, "publish the job and print its job id without waiting")
 	fs.StringVar(&f.out, "out", "", "outputter: json, yaml, nested, raw, txt, quiet, highstate")
@@ -56,7 +57,15 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.noColor, "no-color", false, "disable coloured output")
 	fs.BoolVar(&f.force, "force-color", false, "force coloured output")
 	fs.BoolVar(&f.static, "static", false, "wait for every return and print them together (default: each as it arrives)")
-	if rc, ok := parseFleet(fs, args); !ok {
+	return fs
+}
+
+// Run runs `brine run TARGET FUNCTION [ARG ...]`, which mirrors the salt
+// command.
+func Run(args []string, stdout, stderr io.Writer) int {
+	var f runFlags
+	fs := runFlagSet(&f)
+	if rc, ok := parseCommand("run", fs, args, stdout, stderr); !ok {
 		return rc
 	}
 	rest := fs.Args()
@@ -80,6 +89,9 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	}
 	if f.timeout <= 0 {
 		f.timeout = int(optInt(cfg.Opts(), "timeout", 5))
+	}
+	if f.gatherJobTimeout <= 0 {
+		f.gatherJobTimeout = int(optInt(cfg.Opts(), "gather_job_timeout", 10))
 	}
 	c, err := client.Dial(cfg.Opts())
 	if err != nil {
@@ -134,70 +146,131 @@ func (r *runner) once(req proto.PublishRequest) int {
 		fmt.Fprintf(r.stdout, "Executed command with job ID: %s\n", rep.JID)
 		return exitOK
 	}
-	return r.collect(req.Fun, rep)
+	return r.collect(req.Fun, rep, missing(req, rep.Minions))
+}
+
+// missing returns the ids of a list target that name no accepted minion:
+// salt reports them as minions that did not return (CkMinions'
+// "missing"), after the others.
+func missing(req proto.PublishRequest, minions []string) []string {
+	if req.TgtType != "list" {
+		return nil
+	}
+	have := make(map[string]bool, len(minions))
+	for _, id := range minions {
+		have[id] = true
+	}
+	var out []string
+	for _, id := range strings.Split(req.Tgt, ",") {
+		if id != "" && !have[id] {
+			have[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // collect waits for the returns of a published job and prints them: as
 // each arrives, one minion at a time, as the salt command does; with
-// --static, all together once every minion returned or the timeout
-// passed. The exit code is 1 when a minion failed or did not return.
-func (r *runner) collect(fun string, rep proto.PublishReply) int {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(r.f.timeout)*time.Second)
-	defer cancel()
+// --static, all together at the end. It waits as salt does (see
+// client.Wait): --timeout is when the minions that have not returned are
+// asked whether they still run the job, not a deadline; those that do
+// are waited for. The exit code is 1 when a minion failed or did not
+// return.
+func (r *runner) collect(fun string, rep proto.PublishReply, missing []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	rc := exitOK
-	var each func(proto.Return)
+	o := client.WaitOptions{
+		Timeout:          time.Duration(r.f.timeout) * time.Second,
+		GatherJobTimeout: time.Duration(r.f.gatherJobTimeout) * time.Second,
+		User:             os.Getenv("USER"),
+	}
 	if !r.f.static {
-		each = func(ret proto.Return) {
+		o.OnReturn = func(ret proto.Return) {
 			r.show(value.MapOf(ret.ID, ret.Return.V), r.outFor(ret.Out), ret.Retcode)
 			if ret.Retcode != 0 {
 				rc = exitGeneric
 			}
 		}
+		o.OnFail = func(f client.Failed) {
+			r.show(value.MapOf(f.ID, noReturn(f.Why, rep.JID)), r.outFor(""), exitGeneric)
+			rc = exitGeneric
+		}
 	}
-	got, err := r.c.Returns(ctx, rep.JID, rep.Minions, each)
+	got, failed, err := r.c.Wait(ctx, rep.JID, rep.Minions, o)
 	if err != nil {
 		fmt.Fprintln(r.stderr, "Error:", err)
 		return exitGeneric
 	}
-	ids := append([]string(nil), rep.Minions...)
-	sort.Strings(ids)
-	if r.f.static {
-		data := value.NewMap(len(ids))
-		for _, id := range ids {
-			ret, ok := got[id]
-			switch {
-			case !ok:
-				data.Set(id, noReturn)
-				rc = exitGeneric
-			default:
-				data.Set(id, ret.Return.V)
-				if ret.Retcode != 0 {
-					rc = exitGeneric
-				}
-			}
+	if ctx.Err() != nil {
+		// What salt prints on Ctrl-C (a SystemExit, hence exit code 1).
+		fmt.Fprintf(r.stderr, "\nThis job's jid is: %s\nExiting gracefully on Ctrl-c\n%s\n", rep.JID, lookupHint(rep.JID))
+		return exitGeneric
+	}
+	for _, id := range missing {
+		f := client.Failed{ID: id, Why: client.NoResponse}
+		failed = append(failed, f)
+		if o.OnFail != nil {
+			o.OnFail(f)
 		}
-		out := r.f.out
-		if out == "" || out == "highstate" {
-			// Salt's --static drops the functions' outputters but for
-			// the state functions.
-			out = "nested"
-			if strings.HasPrefix(fun, "state.") {
-				out = "highstate"
-			}
+	}
+	if !r.f.static {
+		if rc != exitOK {
+			fmt.Fprintln(r.stderr, "ERROR: Minions returned with non-zero exit code")
 		}
-		r.show(data, out, rc)
 		return rc
 	}
+	why := map[string]client.Failure{}
+	for _, f := range failed {
+		why[f.ID] = f.Why
+	}
+	ids := append(append([]string(nil), rep.Minions...), missing...)
+	sort.Strings(ids)
+	data := value.NewMap(len(ids))
 	for _, id := range ids {
-		if _, ok := got[id]; !ok {
-			r.show(value.MapOf(id, noReturn), r.outFor(""), exitGeneric)
+		ret, ok := got[id]
+		switch {
+		case !ok:
+			w := why[id]
+			if w == 0 {
+				w = client.NoResponse
+			}
+			data.Set(id, noReturn(w, rep.JID))
 			rc = exitGeneric
+		default:
+			data.Set(id, ret.Return.V)
+			if ret.Retcode != 0 {
+				rc = exitGeneric
+			}
 		}
 	}
-	if rc != exitOK {
-		fmt.Fprintln(r.stderr, "ERROR: Minions returned with non-zero exit code")
+	out := r.f.out
+	if out == "" || out == "highstate" {
+		// Salt's --static drops the functions' outputters but for
+		// the state functions.
+		out = "nested"
+		if strings.HasPrefix(fun, "state.") {
+			out = "highstate"
+		}
 	}
+	r.show(data, out, rc)
 	return rc
+}
+
+// The messages salt prints for a minion without a return (salt/client's
+// get_cli_event_returns), but for the command that looks the job up.
+const notConnected = "Minion did not return. [Not connected]"
+
+func noReturn(why client.Failure, jid string) string {
+	if why == client.NotConnected {
+		return notConnected
+	}
+	return "Minion did not return. [No response]\n" + lookupHint(jid)
+}
+
+func lookupHint(jid string) string {
+	return "The minions may not have all finished running and any remaining minions will return upon completion. To look up the return data for this job later, run the following command:\n\nbrine jobs lookup " + jid
 }
 
 // outFor is the outputter of a return whose function asks for out: the
@@ -245,7 +318,7 @@ func (r *runner) batched(req proto.PublishRequest) int {
 			fmt.Fprintln(r.stderr, "Error:", err)
 			return exitGeneric
 		}
-		if c := r.collect(req.Fun, rep); c != exitOK {
+		if c := r.collect(req.Fun, rep, nil); c != exitOK {
 			rc = c
 		}
 	}

@@ -1,13 +1,22 @@
 package modules
 
 // saltutil.go is the part of salt/modules/saltutil.py brine has:
-// refresh_pillar, refresh_grains and the sync_* family.
+// refresh_pillar, refresh_grains, the sync_* family and the job functions
+// (running, find_job, signal_job and friends).
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
 
 	"brine/internal/execmod"
 	"brine/internal/grains"
@@ -19,10 +28,24 @@ func init() {
 		"Ask the running minion to refresh its pillar; false when no minion listens (salt-call --local).")
 }
 
-// saltutilRefreshPillar fires Salt's pillar_refresh event. A local run has no
-// minion process listening for it, so firing fails and, as Salt does under
-// salt-call --local, the function returns false. With wait=True Salt waits
-// for the completion event, which never comes either: false as well.
+// pillarRefresher is the service (execmod.Context.Service, under
+// pillarRefreshService) a running minion attaches to its jobs: it
+// refreshes the minion's in-memory pillar, which later jobs use.
+type pillarRefresher interface {
+	RefreshPillar() error
+}
+
+// pillarRefreshService is the name of the pillarRefresher service (the
+// minion attaches it under this name; it cannot import this package).
+const pillarRefreshService = "pillar_refresh"
+
+// saltutilRefreshPillar is Salt's refresh_pillar, which fires the
+// pillar_refresh event and returns whether firing worked. In a minion job
+// the minion listens (here: its pillarRefresher service refreshes the
+// pillar, before the function returns, so wait=True holds too) and the
+// answer is True, even when the refresh fails (Salt only logs that). A
+// local run has no minion listening, so firing fails and, as Salt does
+// under salt-call --local, the function returns False.
 func saltutilRefreshPillar(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 	if _, _, err := execmod.Bind("refresh_pillar", args, kwargs,
 		execmod.Opt("wait", false),
@@ -31,7 +54,14 @@ func saltutilRefreshPillar(ctx *execmod.Context, args []any, kwargs *value.Map) 
 	); err != nil {
 		return nil, err
 	}
-	return false, nil
+	r, ok := ctx.Service(pillarRefreshService).(pillarRefresher)
+	if !ok {
+		return false, nil
+	}
+	if err := r.RefreshPillar(); err != nil {
+		slog.Warn(fmt.Sprintf("Pillar refresh failed: %s", err))
+	}
+	return true, nil
 }
 
 func init() {
@@ -103,4 +133,409 @@ func warnCustomModules(ctx *execmod.Context, kind string) {
 		}
 		return true
 	})
+}
+
+// The job functions of saltutil.py: running, is_running, find_job and the
+// signal_job family. They read Salt's proc directory, cachedir/proc, where
+// a minion keeps one file per running job (named by its jid, holding the
+// job's data and the pid of the process running it; brine writes JSON).
+// Under `brine call --local` the directory is usually empty: every
+// function then finds nothing.
+
+func init() {
+	execmod.Register("saltutil.running", saltutilRunning,
+		"Return the data of the jobs running on the minion (but not of the calling job).")
+	execmod.Register("saltutil.is_running", saltutilIsRunning,
+		"Return the data of the running jobs whose function matches the glob fun.")
+	execmod.Register("saltutil.find_job", saltutilFindJob,
+		"Return the data of the running job jid, or {} when it is not running.")
+	execmod.Register("saltutil.signal_job", saltutilSignalJob,
+		"Send signal sig to the process of job jid, its process group and every process it started.")
+	execmod.Register("saltutil.term_job", saltutilTermJob,
+		"Send SIGTERM (15) to job jid (see signal_job).")
+	execmod.Register("saltutil.kill_job", saltutilKillJob,
+		"Send SIGKILL (9) to job jid and to every process it started: none survives.")
+	execmod.Register("saltutil.term_all_jobs", saltutilTermAllJobs,
+		"Send SIGTERM (15) to every running job.")
+	execmod.Register("saltutil.kill_all_jobs", saltutilKillAllJobs,
+		"Send SIGKILL (9) to every running job.")
+}
+
+// procInMinionKey marks a proc file whose job runs inside the minion
+// process itself (multiprocessing: False, or a job still waiting for a
+// free slot). Such a job cannot be signalled without signalling the
+// minion, so signal_job refuses; the key is not part of the job data
+// returned. The minion writes it (fleet/minion keeps its own copy of the
+// name, as the two packages do not import each other).
+const procInMinionKey = "__brine_in_minion"
+
+// procJob is one running job read from the proc directory.
+type procJob struct {
+	path     string
+	data     *value.Map // the job data plus pid, as Salt returns it
+	jid      string
+	pid      int
+	inMinion bool
+}
+
+// procDir is Salt's proc directory of the minion options opts.
+func procDir(opts *value.Map) string {
+	v, _ := opts.Get("cachedir")
+	return filepath.Join(execmod.String(v), "proc")
+}
+
+// runningJobs reads the proc directory as Salt's salt.utils.minion.running
+// does, in jid order: entries of dead processes, empty or unreadable ones
+// are removed; the calling job (opts["jid"]) is left out.
+func runningJobs(ctx *execmod.Context) []procJob {
+	dir := procDir(ctx.Opts)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	self, _ := ctx.Opts.Get("jid")
+	var out []procJob
+	for _, e := range ents {
+		if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		j, ok := readProcFile(filepath.Join(dir, e.Name()))
+		if !ok || (self != nil && j.jid == execmod.String(self)) {
+			continue
+		}
+		out = append(out, j)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].jid < out[b].jid })
+	return out
+}
+
+// readProcFile reads one proc file, as Salt's _read_proc_file: an empty
+// file or one whose process is gone is removed, and so is one whose pid
+// now belongs to a process started after the file was written (a pid
+// reused by the system, which Salt detects by its command line).
+func readProcFile(path string) (procJob, bool) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return procJob{}, false
+	}
+	buf, err := os.ReadFile(path)
+	if err != nil {
+		return procJob{}, false
+	}
+	if len(bytes.TrimSpace(buf)) == 0 {
+		_ = os.Remove(path)
+		return procJob{}, false
+	}
+	v, err := value.FromJSON(buf)
+	if err != nil {
+		return procJob{}, false
+	}
+	data, ok := v.(*value.Map)
+	if !ok {
+		return procJob{}, false
+	}
+	pidv, _ := data.Get("pid")
+	pid64, ok := pidv.(int64)
+	if !ok || pid64 <= 0 {
+		return procJob{}, false
+	}
+	pid := int(pid64)
+	if !processAlive(pid) {
+		_ = os.Remove(path)
+		return procJob{}, false
+	}
+	if startedAfter(pid, st.ModTime()) {
+		slog.Warn(fmt.Sprintf("PID %d exists but does not appear to be a brine job process.", pid))
+		_ = os.Remove(path)
+		return procJob{}, false
+	}
+	j := procJob{path: path, data: data, pid: pid}
+	if m, has := data.Get(procInMinionKey); has {
+		j.inMinion = value.Truthy(m)
+		data = data.Copy()
+		data.Delete(procInMinionKey)
+		j.data = data
+	}
+	jv, _ := data.Get("jid")
+	j.jid = execmod.String(jv)
+	return j, true
+}
+
+// procStat is what /proc/<pid>/stat tells of a process.
+type procStat struct {
+	pid, ppid, pgid int
+	state           byte
+	start           uint64 // clock ticks after boot
+}
+
+// readStat parses /proc/<pid>/stat (the command name, in parentheses, may
+// hold spaces and parentheses itself: the fields follow the last ')').
+func readStat(pid int) (procStat, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return procStat{}, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 || len(f[0]) == 0 {
+		return procStat{}, false
+	}
+	ppid, err1 := strconv.Atoi(f[1])
+	pgid, err2 := strconv.Atoi(f[2])
+	start, err3 := strconv.ParseUint(f[19], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return procStat{}, false
+	}
+	return procStat{pid: pid, ppid: ppid, pgid: pgid, state: f[0][0], start: start}, true
+}
+
+// processAlive reports whether pid is a live process (a zombie is not).
+func processAlive(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	if st, ok := readStat(pid); ok && (st.state == 'Z' || st.state == 'X') {
+		return false
+	}
+	return true
+}
+
+// startedAfter reports whether process pid started clearly after t (so
+// it cannot be the process a proc file written at t names). Without
+// /proc it reports false.
+func startedAfter(pid int, t time.Time) bool {
+	st, ok := readStat(pid)
+	if !ok {
+		return false
+	}
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return false
+	}
+	var btime int64
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "btime "); ok {
+			btime, _ = strconv.ParseInt(strings.TrimSpace(rest), 10, 64)
+		}
+	}
+	if btime == 0 {
+		return false
+	}
+	const userHZ = 100 // USER_HZ, the unit of /proc/<pid>/stat times on Linux
+	started := time.Unix(btime, 0).Add(time.Duration(st.start) * time.Second / userHZ)
+	return started.After(t.Add(2 * time.Second)) // btime is rounded to the second
+}
+
+// saltutilRunning is saltutil.running: the data of every running job.
+func saltutilRunning(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	if _, _, err := execmod.Bind("running", args, kwargs); err != nil {
+		return nil, err
+	}
+	out := value.NewList()
+	for _, j := range runningJobs(ctx) {
+		out.Append(j.data)
+	}
+	return out, nil
+}
+
+// saltutilIsRunning is saltutil.is_running: running jobs whose function
+// matches the glob fun.
+func saltutilIsRunning(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("is_running", args, kwargs, execmod.Req("fun"))
+	if err != nil {
+		return nil, err
+	}
+	pat := execmod.String(v[0])
+	out := value.NewList()
+	for _, j := range runningJobs(ctx) {
+		f, _ := j.data.Get("fun")
+		if ok, _ := path.Match(pat, execmod.String(f)); ok {
+			out.Append(j.data)
+		}
+	}
+	return out, nil
+}
+
+// saltutilFindJob is saltutil.find_job: the running job's data, or {}.
+func saltutilFindJob(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("find_job", args, kwargs, execmod.Req("jid"))
+	if err != nil {
+		return nil, err
+	}
+	jid := execmod.String(v[0])
+	for _, j := range runningJobs(ctx) {
+		if j.jid == jid {
+			return j.data, nil
+		}
+	}
+	return value.NewMap(0), nil
+}
+
+func saltutilSignalJob(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("signal_job", args, kwargs, execmod.Req("jid"), execmod.Req("sig"))
+	if err != nil {
+		return nil, err
+	}
+	return signalJob(ctx, execmod.String(v[0]), v[1])
+}
+
+func saltutilTermJob(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("term_job", args, kwargs, execmod.Req("jid"))
+	if err != nil {
+		return nil, err
+	}
+	return signalJob(ctx, execmod.String(v[0]), int64(syscall.SIGTERM))
+}
+
+func saltutilKillJob(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("kill_job", args, kwargs, execmod.Req("jid"))
+	if err != nil {
+		return nil, err
+	}
+	return signalJob(ctx, execmod.String(v[0]), int64(syscall.SIGKILL))
+}
+
+func saltutilTermAllJobs(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	if _, _, err := execmod.Bind("term_all_jobs", args, kwargs); err != nil {
+		return nil, err
+	}
+	return signalAll(ctx, syscall.SIGTERM)
+}
+
+func saltutilKillAllJobs(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	if _, _, err := execmod.Bind("kill_all_jobs", args, kwargs); err != nil {
+		return nil, err
+	}
+	return signalAll(ctx, syscall.SIGKILL)
+}
+
+func signalAll(ctx *execmod.Context, sig syscall.Signal) (any, error) {
+	out := value.NewList()
+	for _, j := range runningJobs(ctx) {
+		s, err := signalJob(ctx, j.jid, int64(sig))
+		if err != nil {
+			return nil, err
+		}
+		out.Append(s)
+	}
+	return out, nil
+}
+
+// signalNumber converts signal_job's sig as Python's os.kill takes it: an
+// integer (a string of digits, as a command line may pass it, too).
+func signalNumber(v any) (syscall.Signal, error) {
+	switch x := v.(type) {
+	case int64:
+		if x >= 0 && x < 65 {
+			return syscall.Signal(x), nil
+		}
+		return 0, &execmod.CommandExecutionError{Msg: "[Errno 22] Invalid argument"}
+	case bool:
+		if x {
+			return 1, nil
+		}
+		return 0, nil
+	case string:
+		if n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64); err == nil {
+			return signalNumber(n)
+		}
+	}
+	return 0, &execmod.InvocationError{Msg: fmt.Sprintf("'%s' object cannot be interpreted as an integer", value.TypeName(v))}
+}
+
+// signalJob is Salt's signal_job: "" when no running job has that jid, a
+// clean-up message when its process is gone, else the signal is sent to
+// the job's process, its process group and its descendants.
+func signalJob(ctx *execmod.Context, jid string, sigv any) (any, error) {
+	for _, j := range runningJobs(ctx) {
+		if j.jid != jid {
+			continue
+		}
+		sig, err := signalNumber(sigv)
+		if err != nil {
+			return nil, err
+		}
+		if j.inMinion || j.pid == os.Getpid() {
+			return fmt.Sprintf("Job %s runs inside the minion process (multiprocessing: False, or waiting for a free job slot); it was not signalled", jid), nil
+		}
+		if err := signalTree(j.pid, sig); err != nil {
+			_ = os.Remove(j.path)
+			return fmt.Sprintf("Job %s was not running and job data has been cleaned up", jid), nil
+		}
+		return fmt.Sprintf("Signal %d sent to job %s at pid %d", int(sig), jid, j.pid), nil
+	}
+	return "", nil
+}
+
+// signalTree sends sig to process pid, to the members of its process
+// group and to all its descendants (found through /proc parent links).
+// So that none of them can fork away while the tree is walked, each is
+// stopped (SIGSTOP) as soon as it is found and the walk repeats until it
+// finds nothing new; then all get sig, and SIGCONT unless sig kills or
+// stops them. A daemon that left with setsid and was reparented to init
+// is neither in the group nor a descendant: it is not the job's any more.
+// The calling process and its own group are never signalled.
+func signalTree(pid int, sig syscall.Signal) error {
+	if sig == 0 {
+		return syscall.Kill(pid, 0)
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		return err
+	}
+	self := os.Getpid()
+	selfPgid, _ := syscall.Getpgid(self)
+	pgid := 0
+	if st, ok := readStat(pid); ok && st.pgid != selfPgid && st.pgid > 1 {
+		pgid = st.pgid
+	}
+	tree := map[int]bool{pid: true}
+	for round := 0; round < 100; round++ {
+		found := false
+		for _, st := range allStats() {
+			if tree[st.pid] || st.pid == self {
+				continue
+			}
+			if (pgid != 0 && st.pgid == pgid) || tree[st.ppid] {
+				tree[st.pid] = true
+				found = true
+				_ = syscall.Kill(st.pid, syscall.SIGSTOP)
+			}
+		}
+		if !found {
+			break
+		}
+	}
+	for p := range tree {
+		_ = syscall.Kill(p, sig)
+	}
+	switch sig {
+	case syscall.SIGKILL, syscall.SIGSTOP, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU:
+	default:
+		for p := range tree {
+			_ = syscall.Kill(p, syscall.SIGCONT)
+		}
+	}
+	return nil
+}
+
+// allStats reads /proc/<pid>/stat of every process.
+func allStats() []procStat {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	out := make([]procStat, 0, len(ents))
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := readStat(pid); ok {
+			out = append(out, st)
+		}
+	}
+	return out
 }

@@ -4,6 +4,12 @@ package modules
 // runs and how it receives arguments.
 
 import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
 	"brine/internal/execmod"
 	"brine/internal/value"
 )
@@ -18,6 +24,43 @@ func init() {
 	execmod.Register("test.retcode", testRetcode, "Set the return code of the run to code (default 42) and return True.")
 	execmod.Register("test.outputter", testOutputter, "Return data, to try outputters.")
 	execmod.Register("test.exception", testException, "Raise an exception with message (default 'Test Exception').")
+	execmod.Register("test.sleep", testSleep, "Sleep for length seconds, then return True.")
+}
+
+// testSleep is test.sleep: time.sleep(int(length)), so a float is
+// truncated and a string must hold an integer.
+func testSleep(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("sleep", args, kwargs, execmod.Req("length"))
+	if err != nil {
+		return nil, err
+	}
+	var n int64
+	switch x := v[0].(type) {
+	case int64:
+		n = x
+	case bool:
+		if x {
+			n = 1
+		}
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, &execmod.InvocationError{Msg: fmt.Sprintf("cannot convert float %s to integer", value.Str(x))}
+		}
+		n = int64(x)
+	case string:
+		i, perr := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		if perr != nil {
+			return nil, &execmod.InvocationError{Msg: fmt.Sprintf("invalid literal for int() with base 10: %s", value.Repr(x))}
+		}
+		n = i
+	default:
+		return nil, &execmod.InvocationError{Msg: fmt.Sprintf("int() argument must be a string, a bytes-like object or a real number, not '%s'", value.TypeName(v[0]))}
+	}
+	if n < 0 {
+		return nil, &execmod.InvocationError{Msg: "sleep length must be non-negative"}
+	}
+	time.Sleep(time.Duration(n) * time.Second)
+	return true, nil
 }
 
 func testPing(*execmod.Context, []any, *value.Map) (any, error) { return true, nil }

@@ -266,7 +266,7 @@ func TestFleet(t *testing.T) {
 	t.Run("timeout reports the minions that did not return", func(t *testing.T) {
 		c.stopMinion("web2")
 		res, rc := c.run("-t", "2", "*", "test.ping")
-		if rc == 0 || res["web2"] != "Minion did not return. [No response]" || res["web1"] != true {
+		if rc == 0 || res["web2"] != "Minion did not return. [Not connected]" || res["web1"] != true {
 			t.Errorf("rc %d, %v", rc, res)
 		}
 	})

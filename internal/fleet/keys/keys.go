@@ -6,8 +6,11 @@ package keys
 
 import (
 	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -62,16 +65,78 @@ func PubPath(path string) string {
 	return strings.TrimSuffix(path, filepath.Ext(path)) + ".pub"
 }
 
-// Fingerprint is the SHA-256 of a public key's text, as colon-separated
-// hex pairs (salt-key -f style).
+// Fingerprint is the fingerprint (sha256) of the key file that holds pub:
+// the public key followed by a newline, as LoadOrCreate and Store write
+// it. It equals `sha256sum` of that file, in salt-key's colon-separated
+// form.
 func Fingerprint(pub string) string {
-	sum := sha256.Sum256([]byte(pub))
+	f, _ := Finger([]byte(pub+"\n"), "sha256")
+	return f
+}
+
+// hashes are the hash_type values Finger knows (Salt's default is sha256).
+var hashes = map[string]func() hash.Hash{
+	"sha256": sha256.New,
+	"sha384": sha512.New384,
+	"sha512": sha512.New,
+}
+
+// Finger hashes data with hashType ("" is sha256) and writes the digest
+// as salt-key does: lowercase hex pairs joined by colons. Stripped of its
+// colons, it is what sha256sum (sha384sum, sha512sum) prints for a file
+// holding data.
+func Finger(data []byte, hashType string) (string, error) {
+	if hashType == "" {
+		hashType = "sha256"
+	}
+	mk, ok := hashes[strings.ToLower(hashType)]
+	if !ok {
+		return "", fmt.Errorf("unsupported hash_type %q (sha256, sha384 or sha512)", hashType)
+	}
+	h := mk()
+	h.Write(data)
+	sum := hex.EncodeToString(h.Sum(nil))
 	var b strings.Builder
-	for i, c := range sum {
+	for i := 0; i < len(sum); i += 2 {
 		if i > 0 {
 			b.WriteByte(':')
 		}
-		fmt.Fprintf(&b, "%02x", c)
+		b.WriteString(sum[i : i+2])
+	}
+	return b.String(), nil
+}
+
+// FileFinger is Finger of the file at path, byte for byte.
+func FileFinger(path, hashType string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	return Finger(data, hashType)
+}
+
+// SameFinger reports whether two fingerprints are equal, ignoring case and
+// the separators, so a configured master_finger may be written as
+// salt-key prints it, as sha256sum prints it or as openssl prints it
+// (upper case, "sha256 Fingerprint=" prefix).
+func SameFinger(a, b string) bool {
+	na, nb := normFinger(a), normFinger(b)
+	return na != "" && na == nb
+}
+
+func normFinger(s string) string {
+	if i := strings.LastIndexByte(s, '='); i >= 0 {
+		s = s[i+1:]
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= '0' && r <= '9', r >= 'a' && r <= 'f':
+			b.WriteRune(r)
+		case r == ':' || r == ' ' || r == '\t' || r == '\n' || r == '\r':
+		default:
+			return "" // not a hex fingerprint
+		}
 	}
 	return b.String()
 }

@@ -128,35 +128,69 @@ func (s *Store) Accepted() (map[string]string, error) {
 	return out, nil
 }
 
+// ErrTooManyPending refuses a key request for a new id while the pending
+// directory already holds the maximum (the master's max_pending_keys).
+var ErrTooManyPending = errors.New("too many pending keys")
+
 // Submit records a key request from id with key pub and returns the
 // resulting state: an accepted minion presenting its own key stays
 // accepted; one presenting another key is denied (the key goes to the
 // denied directory); a rejected key stays rejected; otherwise the key is
 // pending, or accepted when autoAccept is set.
 func (s *Store) Submit(id, pub string, autoAccept bool) (State, error) {
+	st, _, err := s.SubmitLimit(id, pub, autoAccept, 0)
+	return st, err
+}
+
+// SubmitLimit is Submit with at most maxPending keys pending (0: no
+// limit): a request that would add a pending key beyond it gets
+// ErrTooManyPending. changed reports whether the store was written: a
+// request repeating what the store already holds (same id, same key, same
+// state) writes nothing.
+func (s *Store) SubmitLimit(id, pub string, autoAccept bool, maxPending int) (st State, changed bool, err error) {
 	if err := validID(id); err != nil {
-		return "", err
+		return "", false, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if k, err := s.Key(Accepted, id); err == nil {
 		if k == pub {
-			return Accepted, nil
+			return Accepted, false, nil
 		}
-		return Denied, writeFileAtomic(s.path(Denied, id), []byte(pub+"\n"), 0o600)
+		return s.put(Denied, id, pub)
 	}
 	if k, err := s.Key(Rejected, id); err == nil && k == pub {
-		return Rejected, nil
+		return Rejected, false, nil
 	}
-	if k, err := s.Key(Pending, id); err == nil && k != pub {
-		// A different key for a pending id: Salt refuses it too.
-		return Denied, writeFileAtomic(s.path(Denied, id), []byte(pub+"\n"), 0o600)
+	if k, err := s.Key(Pending, id); err == nil {
+		if k != pub {
+			// A different key for a pending id: Salt refuses it too.
+			return s.put(Denied, id, pub)
+		}
+		if !autoAccept {
+			return Pending, false, nil
+		}
+	} else if !autoAccept && maxPending > 0 {
+		ids, err := s.List(Pending)
+		if err != nil {
+			return "", false, err
+		}
+		if len(ids) >= maxPending {
+			return "", false, ErrTooManyPending
+		}
 	}
-	st := Pending
 	if autoAccept {
-		st = Accepted
+		return s.put(Accepted, id, pub)
 	}
-	return st, writeFileAtomic(s.path(st, id), []byte(pub+"\n"), 0o600)
+	return s.put(Pending, id, pub)
+}
+
+// put writes pub as id's key in state st unless it is already there.
+func (s *Store) put(st State, id, pub string) (State, bool, error) {
+	if k, err := s.Key(st, id); err == nil && k == pub {
+		return st, false, nil
+	}
+	return st, true, writeFileAtomic(s.path(st, id), []byte(pub+"\n"), 0o600)
 }
 
 // Move moves id's key from state from to state to.
@@ -183,4 +217,13 @@ func (s *Store) Delete(id string) error {
 		}
 	}
 	return first
+}
+
+// Finger is the fingerprint of id's key file in state st, byte for byte
+// (see Finger): what sha256sum prints for that file.
+func (s *Store) Finger(st State, id, hashType string) (string, error) {
+	if err := validID(id); err != nil {
+		return "", err
+	}
+	return FileFinger(s.path(st, id), hashType)
 }

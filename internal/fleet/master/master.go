@@ -54,6 +54,8 @@ type Master struct {
 	keysGen  uint64            // counts changes of accepted
 	cache    map[string]*MinionData
 
+	presence extPresence // connected users of an external server, cached
+
 	recentMu  sync.Mutex
 	recent    []*recentJob          // the catch-up window, oldest first
 	recentJID map[string]*recentJob // the same, by jid
@@ -203,6 +205,7 @@ func (m *Master) Start() error {
 	m.wg.Add(1)
 	go m.watchKeys()
 	m.Log.Info("brine master started", "url", m.url)
+	m.logFinger()
 	return nil
 }
 
@@ -255,7 +258,13 @@ func (m *Master) startServer(masterPub string) error {
 	if err != nil {
 		return err
 	}
-	applyAuth(so, masterPub, accepted)
+	if err := applyAuth(so, masterPub, accepted); err != nil {
+		return err
+	}
+	// The key-request account joins at the first reload, in
+	// enableKeyRequests: configured at start beside the global account, it
+	// would leave the global account without JetStream.
+	so.Accounts, so.Users = nil, nil
 	ns, err := server.NewServer(so)
 	if err != nil {
 		return fmt.Errorf("nats server: %w", err)
@@ -273,6 +282,11 @@ func (m *Master) startServer(masterPub string) error {
 	// Reloads must keep the port actually bound.
 	if addr, ok := ns.Addr().(*net.TCPAddr); ok {
 		m.baseOpts.Port = addr.Port
+	}
+	if err := m.enableKeyRequests(masterPub, accepted); err != nil {
+		ns.Shutdown()
+		m.ns = nil
+		return fmt.Errorf("nats server: key-request account: %w", err)
 	}
 	urlHost := host
 	if urlHost == "0.0.0.0" || urlHost == "" {
@@ -303,7 +317,9 @@ func MinionPermissions(id string) *server.Permissions {
 }
 
 // KeyReqPermissions are those of the anonymous key-request user: publish a
-// key request, nothing else.
+// key request, nothing else. On the embedded server the user is in an
+// account of its own (see keyreq.go); with an external server it shares
+// the master's account, and these are all that confine it.
 func KeyReqPermissions() *server.Permissions {
 	return &server.Permissions{
 		Publish:   &server.SubjectPermission{Allow: []string{proto.KeyReqSubject}},
@@ -312,8 +328,9 @@ func KeyReqPermissions() *server.Permissions {
 }
 
 // applyAuth sets the users of the server: the master (everything), each
-// accepted minion (its own subjects) and the key-request user.
-func applyAuth(so *server.Options, masterPub string, accepted map[string]string) {
+// accepted minion (its own subjects) and the key-request user, in its own
+// account whose requests reach the master with the requester's address.
+func applyAuth(so *server.Options, masterPub string, accepted map[string]string) error {
 	users := make([]*server.NkeyUser, 0, len(accepted)+1)
 	users = append(users, &server.NkeyUser{Nkey: masterPub})
 	ids := make([]string, 0, len(accepted))
@@ -331,7 +348,13 @@ func applyAuth(so *server.Options, masterPub string, accepted map[string]string)
 		users = append(users, &server.NkeyUser{Nkey: k, Permissions: MinionPermissions(id)})
 	}
 	so.Nkeys = users
-	so.Users = []*server.User{{Username: proto.KeyReqUser, Password: proto.KeyReqUser, Permissions: KeyReqPermissions()}}
+	acc, kru, err := keyReqAuth()
+	if err != nil {
+		return err
+	}
+	so.Accounts = []*server.Account{acc}
+	so.Users = []*server.User{kru}
+	return nil
 }
 
 // ReloadKeys re-reads the accepted keys and, when they changed, reloads
@@ -349,7 +372,9 @@ func (m *Master) ReloadKeys() error {
 	if m.ns != nil {
 		so := m.baseOpts.Clone()
 		pub, _ := m.Key.PublicKey()
-		applyAuth(so, pub, accepted)
+		if err := applyAuth(so, pub, accepted); err != nil {
+			return fmt.Errorf("reloading keys: %w", err)
+		}
 		if err := m.ns.ReloadOptions(so); err != nil {
 			return fmt.Errorf("reloading keys: %w", err)
 		}

@@ -13,7 +13,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"brine/internal/execmod"
-	"brine/internal/fleet/keys"
 	"brine/internal/fleet/proto"
 	"brine/internal/pillar"
 	"brine/internal/value"
@@ -35,7 +34,7 @@ func (m *Master) handlers() map[string]handler {
 // subscribe starts serving key requests, minion requests and the
 // administrative requests.
 func (m *Master) subscribe() error {
-	if _, err := m.nc.Subscribe(proto.KeyReqSubject, m.handleKeyRequest); err != nil {
+	if err := m.subscribeKeyRequests(); err != nil {
 		return err
 	}
 	// Returns wait on JetStream, not on the CPU: they get a pool of their
@@ -81,6 +80,8 @@ func (m *Master) subscribe() error {
 		proto.AdminPublish: m.adminPublish,
 		proto.AdminResolve: m.adminResolve,
 		proto.AdminKeys:    func(json.RawMessage) (any, error) { return nil, m.ReloadKeys() },
+
+		proto.AdminPresence: m.adminPresence, // presence.go
 	}
 	for kind, h := range admin {
 		if _, err := m.nc.Subscribe(proto.AdminSubject(kind), func(msg *nats.Msg) {
@@ -163,26 +164,6 @@ func (m *Master) serveRequest(hs map[string]handler, msg *nats.Msg) {
 	}
 	res, err := h(id, req.Body)
 	m.respond(msg, inbox, req.Nonce, res, err)
-}
-
-// handleKeyRequest records a key request.
-func (m *Master) handleKeyRequest(msg *nats.Msg) {
-	kr, err := proto.ParseKeyRequest(msg.Data)
-	if err != nil {
-		m.Log.Warn("bad key request", "err", err)
-		return
-	}
-	st, err := m.Store.Submit(kr.ID, kr.Key, value.Truthy(mustGet(m.Opts, "auto_accept")))
-	if err != nil {
-		m.Log.Error("storing key request", "minion", kr.ID, "err", err)
-		return
-	}
-	m.Log.Info("key request", "minion", kr.ID, "state", string(st))
-	if st == keys.Accepted {
-		if err := m.ReloadKeys(); err != nil {
-			m.Log.Error("reloading keys", "err", err)
-		}
-	}
 }
 
 func (m *Master) handleHello(id string, body json.RawMessage) (any, error) {

@@ -16,6 +16,9 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"brine/internal/fleet/keys"
+	"brine/internal/value"
 )
 
 // TLSFiles names the certificate files of the embedded server.
@@ -133,4 +136,67 @@ func ServerTLSConfig(f TLSFiles) (*tls.Config, error) {
 		return nil, fmt.Errorf("loading TLS certificate: %w", err)
 	}
 	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// CAFile is the CA certificate minions pin for the master of opts, and
+// whose fingerprint is their master_finger: tls_ca when set, else the CA
+// the master generates (pki_dir/tls/ca.crt). It is "" when the server's
+// certificate is not under a CA brine knows (tls_cert without tls_ca, an
+// external server without tls_ca) or TLS is off.
+func CAFile(opts *value.Map) string {
+	if ca := optString(opts, "tls_ca"); ca != "" {
+		return ca
+	}
+	if optString(opts, "nats_url") != "" || optString(opts, "tls_cert") != "" {
+		return ""
+	}
+	if v, ok := opts.Get("tls"); ok && !value.Truthy(v) {
+		return ""
+	}
+	ca := GeneratedTLS(optString(opts, "pki_dir")).CA
+	if _, err := os.Stat(ca); err != nil {
+		return ""
+	}
+	return ca
+}
+
+// CAFinger is the master_finger of the CA certificate in path (its first
+// certificate): the hash_type digest of the certificate's DER encoding,
+// as salt-key prints fingerprints. `openssl x509 -in ca.crt -noout
+// -fingerprint -sha256` prints the same digest (upper case), and so does
+// `openssl x509 -in ca.crt -outform DER | sha256sum` (without colons).
+func CAFinger(path, hashType string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	for {
+		var b *pem.Block
+		b, data = pem.Decode(data)
+		if b == nil {
+			return "", fmt.Errorf("%s: no certificate", path)
+		}
+		if b.Type == "CERTIFICATE" {
+			return keys.Finger(b.Bytes, hashType)
+		}
+	}
+}
+
+// logFinger logs the master's fingerprint at start, for minions'
+// master_finger.
+func (m *Master) logFinger() {
+	ca := m.tlsCA
+	if m.ns == nil {
+		ca = CAFile(m.Opts)
+	}
+	if ca == "" {
+		m.Log.Info("no CA certificate to fingerprint: minions cannot use master_finger (set tls_ca)")
+		return
+	}
+	fp, err := CAFinger(ca, optString(m.Opts, "hash_type"))
+	if err != nil {
+		m.Log.Warn("master fingerprint", "err", err)
+		return
+	}
+	m.Log.Info("master fingerprint", "master_finger", fp, "ca", ca)
 }

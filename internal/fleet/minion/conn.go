@@ -88,15 +88,47 @@ type Conn struct {
 
 // tlsConfig returns the TLS settings for url: the configured CA, else the
 // CA pinned on first contact, else trust on first use (the master's CA is
-// then saved and required from then on).
+// then saved and required from then on). With master_finger set, the CA
+// the master's certificate chains to must have that fingerprint (see
+// CheckMasterFinger), on first contact and on every connection after it.
+// Since only the master may publish on a minion's inbox, a verified
+// server also vouches for the signing key pinned from the first signed
+// reply.
 func tlsConfig(opts *value.Map, pki string) (*tls.Config, error) {
-	if ca := optString(opts, "master_tls_ca"); ca != "" {
-		return caConfig(ca)
+	finger, hashType := optString(opts, "master_finger"), optString(opts, "hash_type")
+	check := func(ca *x509.Certificate) error {
+		if finger == "" {
+			return nil
+		}
+		return CheckMasterFinger(ca, finger, hashType)
+	}
+	path := optString(opts, "master_tls_ca")
+	if path == "" {
+		if _, err := os.Stat(masterCAPath(pki)); err == nil {
+			path = masterCAPath(pki)
+		}
+	}
+	if path != "" {
+		tc, err := caConfig(path)
+		if err != nil {
+			return nil, err
+		}
+		tc.VerifyConnection = func(cs tls.ConnectionState) error {
+			if len(cs.VerifiedChains) == 0 || len(cs.VerifiedChains[0]) == 0 {
+				return errors.New("master certificate not verified")
+			}
+			chain := cs.VerifiedChains[0]
+			if err := check(chain[len(chain)-1]); err != nil {
+				if path == masterCAPath(pki) {
+					return fmt.Errorf("%w; the CA pinned in %s does not match: if the master's CA changed, remove that file", err, path)
+				}
+				return fmt.Errorf("%w; CA of master_tls_ca %s", err, path)
+			}
+			return nil
+		}
+		return tc, nil
 	}
 	pinned := masterCAPath(pki)
-	if _, err := os.Stat(pinned); err == nil {
-		return caConfig(pinned)
-	}
 	// First contact: accept the chain the master presents, verify it
 	// against its own last certificate (the CA), and pin that CA.
 	return &tls.Config{
@@ -113,10 +145,48 @@ func tlsConfig(opts *value.Map, pki string) (*tls.Config, error) {
 			if _, err := chain[0].Verify(x509.VerifyOptions{Roots: pool}); err != nil {
 				return err
 			}
+			if err := check(ca); err != nil {
+				return err
+			}
 			_ = os.MkdirAll(pki, 0o700)
 			return os.WriteFile(pinned, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Raw}), 0o644)
 		},
 	}, nil
+}
+
+// ErrMasterFinger is returned when the master's CA does not have the
+// fingerprint of master_finger.
+var ErrMasterFinger = errors.New("master_finger mismatch")
+
+// CheckMasterFinger compares the fingerprint of the master's CA
+// certificate (hash_type of its DER encoding, which `brine key -F` and
+// the master's start log print) with master_finger.
+func CheckMasterFinger(ca *x509.Certificate, finger, hashType string) error {
+	got, err := keys.Finger(ca.Raw, hashType)
+	if err != nil {
+		return err
+	}
+	if !keys.SameFinger(got, finger) {
+		return fmt.Errorf("%w: the master's CA has fingerprint %s, master_finger is %s "+
+			"(compare with `brine key -F` on the master; another host may be posing as the master)", ErrMasterFinger, got, finger)
+	}
+	return nil
+}
+
+// secureOption returns the TLS option for url, and refuses a plain
+// connection when master_finger asks to verify the master.
+func secureOption(opts *value.Map, url string) ([]nats.Option, error) {
+	if !strings.HasPrefix(url, "tls://") {
+		if optString(opts, "master_finger") != "" {
+			return nil, fmt.Errorf("%w: master_finger is set but %s is not a TLS URL", ErrMasterFinger, url)
+		}
+		return nil, nil
+	}
+	tc, err := tlsConfig(opts, optString(opts, "pki_dir"))
+	if err != nil {
+		return nil, err
+	}
+	return []nats.Option{nats.Secure(tc)}, nil
 }
 
 func caConfig(path string) (*tls.Config, error) {
@@ -161,13 +231,11 @@ func Dial(opts *value.Map, id string, kp nkeys.KeyPair, do DialOptions) (*Conn, 
 	if do.MaxReconnects != nil {
 		no = append(no, nats.MaxReconnects(*do.MaxReconnects))
 	}
-	if strings.HasPrefix(url, "tls://") {
-		tc, err := tlsConfig(opts, pki)
-		if err != nil {
-			return nil, err
-		}
-		no = append(no, nats.Secure(tc))
+	sec, err := secureOption(opts, url)
+	if err != nil {
+		return nil, err
 	}
+	no = append(no, sec...)
 	if do.Reconnected != nil {
 		no = append(no, nats.ReconnectHandler(func(*nats.Conn) { do.Reconnected() }))
 	}
@@ -196,13 +264,11 @@ func Dial(opts *value.Map, id string, kp nkeys.KeyPair, do DialOptions) (*Conn, 
 func RequestKey(opts *value.Map, id string, kp nkeys.KeyPair) error {
 	url := MasterURL(opts)
 	no := []nats.Option{nats.UserInfo(proto.KeyReqUser, proto.KeyReqUser), nats.Timeout(10 * time.Second), nats.NoReconnect()}
-	if strings.HasPrefix(url, "tls://") {
-		tc, err := tlsConfig(opts, optString(opts, "pki_dir"))
-		if err != nil {
-			return err
-		}
-		no = append(no, nats.Secure(tc))
+	sec, err := secureOption(opts, url)
+	if err != nil {
+		return err
 	}
+	no = append(no, sec...)
 	nc, err := nats.Connect(url, no...)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"brine/internal/fleet/proto"
@@ -32,6 +33,12 @@ func newFileCache(cachedir string) *fileCache {
 func (fc *fileCache) Sync(c *Conn) (*value.Map, error) {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
+	// Job processes share the cache: one syncs at a time.
+	unlock, err := fc.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	var man proto.FilesReply
 	if err := c.Request(proto.ReqFiles, proto.FilesRequest{}, &man, 30*time.Second); err != nil {
 		return nil, err
@@ -70,6 +77,23 @@ func (fc *fileCache) Sync(c *Conn) (*value.Map, error) {
 		roots.Set(env, value.NewList(envDir))
 	}
 	return roots, nil
+}
+
+// lock takes the cache's file lock, which serialises syncs across the
+// minion's job processes.
+func (fc *fileCache) lock() (func(), error) {
+	if err := os.MkdirAll(fc.dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(fc.dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking the file cache: %w", err)
+	}
+	return func() { f.Close() }, nil // closing releases the lock
 }
 
 // current returns the sha256 of the cached copy ("" when absent).

@@ -1,19 +1,23 @@
 package minion
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
-
-	"brine/internal/fleet/proto"
 )
 
 func TestJournal(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Now()
-	fresh := func(ago time.Duration) string { return proto.NewJID(now.Add(-ago)) }
+	// Not proto.NewJID: it never goes back in time within a process, and
+	// jobs of other tests (or runs, with -count) moved it on.
+	fresh := func(ago time.Duration) string {
+		t := now.Add(-ago).UTC()
+		return t.Format("20060102150405") + fmt.Sprintf("%06d", t.Nanosecond()/1000)
+	}
 	old, a, b, c, d := fresh(time.Hour), fresh(3*time.Second), fresh(2*time.Second), fresh(time.Second), fresh(0)
 	// A previous run: old expired, a done, b taken, c pending, a torn line.
 	if err := os.MkdirAll(filepath.Join(dir, pendingDir), 0o700); err != nil {

@@ -8,6 +8,13 @@
 // (job_catchup_window, seconds, 600 by default); older jobs are refused.
 // A small journal under cachedir remembers the jobs taken, so that no
 // job runs twice, even across a restart mid-job.
+//
+// As Salt's multiprocessing: True, each job runs in a process of its own
+// (Options.JobProcess, RunJob), recorded while it runs in Salt's proc
+// directory, cachedir/proc, where saltutil.running, find_job and
+// kill_job find it; a job killed that way returns a failure naming the
+// signal. Job-control jobs (saltutil.find_job and friends) skip the
+// Parallel cap and run in the minion process.
 package minion
 
 import (
@@ -16,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,8 +48,16 @@ type Options struct {
 	// Ready, when set, is called once the minion is connected and has its
 	// pillar.
 	Ready func()
-	// Parallel bounds the jobs run at once (default 8).
+	// Parallel bounds the jobs run at once (default 8). Job-control jobs
+	// (saltutil.find_job, running, kill_job...) do not count: they run at
+	// once, in the minion process.
 	Parallel int
+	// JobProcess is the command that runs one job in a process of its own
+	// (Salt's multiprocessing: True): `brine minion --run-job`, which
+	// calls RunJobProcess. Empty runs jobs in the minion process, as
+	// does the minion option multiprocessing: False; minions run inside
+	// a test binary leave it empty.
+	JobProcess []string
 }
 
 // Minion is a running minion.
@@ -82,6 +98,9 @@ func New(o Options) (*Minion, error) {
 	if o.Grains == nil {
 		o.Grains = value.NewMap(0)
 	}
+	if v, ok := o.Opts.Get("multiprocessing"); ok && !value.Truthy(v) {
+		o.JobProcess = nil
+	}
 	window := time.Duration(optFloat(o.Opts, "job_catchup_window", 600) * float64(time.Second))
 	if window <= 0 {
 		window = 600 * time.Second
@@ -90,6 +109,7 @@ func New(o Options) (*Minion, error) {
 	if err != nil {
 		return nil, fmt.Errorf("job journal: %w", err)
 	}
+	cleanProcs(optString(o.Opts, "cachedir"))
 	return &Minion{o: o, id: id, log: o.Log.With("minion", id), sem: make(chan struct{}, o.Parallel), window: window, jobs: jobs, closed: make(chan struct{})}, nil
 }
 
@@ -281,13 +301,58 @@ func (m *Minion) handle(sess *Session, data []byte) {
 	}
 	m.mu.Unlock()
 	m.wg.Add(1)
+	if jobControl(job.Fun) {
+		// Cheap and needed most when the minion is busy: no slot, no
+		// process.
+		go func() {
+			defer m.wg.Done()
+			m.finish(sess.Conn, m.runInMinion(sess, job))
+		}()
+		return
+	}
 	go func() {
 		defer m.wg.Done()
+		// A job waiting for a slot is running as far as find_job
+		// tells: the master must not give up on it.
+		if err := writeProc(m.cachedir(), job, os.Getpid(), true); err != nil {
+			m.log.Warn("recording a running job", "jid", job.JID, "err", err)
+		}
 		m.sem <- struct{}{}
 		defer func() { <-m.sem }()
 		m.log.Debug("running job", "jid", job.JID, "fun", job.Fun)
-		m.finish(sess.Conn, sess.Execute(job))
+		var ret proto.Return
+		if len(m.o.JobProcess) == 0 {
+			ret = sess.Execute(job) // recorded as in the minion already
+		} else {
+			ret = m.runProcess(sess, job)
+		}
+		removeProc(m.cachedir(), job.JID) // before the master hears of the end
+		m.finish(sess.Conn, ret)
 	}()
+}
+
+// jobControl reports whether fun controls other jobs: such jobs bypass
+// the Parallel cap and run in the minion process.
+func jobControl(fun string) bool {
+	switch fun {
+	case "saltutil.find_job", "saltutil.running", "saltutil.is_running",
+		"saltutil.signal_job", "saltutil.term_job", "saltutil.kill_job",
+		"saltutil.term_all_jobs", "saltutil.kill_all_jobs":
+		return true
+	}
+	return false
+}
+
+func (m *Minion) cachedir() string { return optString(m.o.Opts, "cachedir") }
+
+// runInMinion runs job in the minion process, recorded in the proc
+// directory while it runs.
+func (m *Minion) runInMinion(sess *Session, job proto.Job) proto.Return {
+	if err := writeProc(m.cachedir(), job, os.Getpid(), true); err != nil {
+		m.log.Warn("recording a running job", "jid", job.JID, "err", err)
+	}
+	defer removeProc(m.cachedir(), job.JID)
+	return sess.Execute(job)
 }
 
 // finish encodes a return and sends it.

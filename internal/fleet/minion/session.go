@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"brine/internal/config"
@@ -25,6 +26,45 @@ type Session struct {
 	files *fileCache
 	mu    sync.Mutex
 	pil   *value.Map
+
+	// A job process's session has no connection until it needs one:
+	// dial makes it (once; connMu guards Conn then).
+	id     string
+	dial   func() (*Conn, error)
+	connMu sync.Mutex
+}
+
+// minionID is the id of the session's minion.
+func (s *Session) minionID() string {
+	if s.Conn != nil {
+		return s.Conn.ID
+	}
+	return s.id
+}
+
+// conn returns the connection to the master, dialling it first in a job
+// process.
+func (s *Session) conn() (*Conn, error) {
+	if s.dial == nil {
+		return s.Conn, nil
+	}
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	if s.Conn == nil {
+		c, err := s.dial()
+		if err != nil {
+			return nil, fmt.Errorf("connecting to the master: %w", err)
+		}
+		s.Conn = c
+	}
+	return s.Conn, nil
+}
+
+// setPillar replaces the in-memory pillar.
+func (s *Session) setPillar(p *value.Map) {
+	s.mu.Lock()
+	s.pil = p
+	s.mu.Unlock()
 }
 
 // NewSession starts a session over c.
@@ -65,7 +105,11 @@ func (s *Session) Pillar(saltenv, pillarenv string, override *value.Map) (*value
 		req.Override = &proto.ValueJSON{V: override}
 	}
 	var rep proto.PillarReply
-	if err := s.Conn.Request(proto.ReqPillar, req, &rep, 60*time.Second); err != nil {
+	c, err := s.conn()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Request(proto.ReqPillar, req, &rep, 60*time.Second); err != nil {
 		return nil, err
 	}
 	p := rep.Pillar.Map()
@@ -79,7 +123,44 @@ func (s *Session) Pillar(saltenv, pillarenv string, override *value.Map) (*value
 
 // SyncFiles mirrors the master's file roots and returns file_roots for
 // the cache.
-func (s *Session) SyncFiles() (*value.Map, error) { return s.files.Sync(s.Conn) }
+func (s *Session) SyncFiles() (*value.Map, error) {
+	c, err := s.conn()
+	if err != nil {
+		return nil, err
+	}
+	return s.files.Sync(c)
+}
+
+// RefreshPillar fetches the minion's pillar from the master and makes it
+// the in-memory pillar later jobs use (Salt's pillar_refresh event).
+func (s *Session) RefreshPillar() error {
+	p, err := s.Pillar(optString(s.Opts, "saltenv"), optString(s.Opts, "pillarenv"), nil)
+	if err != nil {
+		return err
+	}
+	s.setPillar(p)
+	return nil
+}
+
+// pillarRefresh is the modules package's PillarRefresher service of a
+// minion job: saltutil.refresh_pillar refreshes the session's pillar and
+// the job reports it (a job process hands it to the minion).
+type pillarRefresh struct {
+	s    *Session
+	done *atomic.Bool
+}
+
+func (p pillarRefresh) RefreshPillar() error {
+	if err := p.s.RefreshPillar(); err != nil {
+		return err
+	}
+	p.done.Store(true)
+	return nil
+}
+
+// pillarRefreshService is the name the modules package looks the
+// service up by.
+const pillarRefreshService = "pillar_refresh"
 
 // remotePillar is the run's pillar service: fresh pillar comes from the
 // master (satisfies the modules package's PillarService).
@@ -143,15 +224,29 @@ func needsFiles(fun string) bool {
 }
 
 // needsPillar reports whether fun runs with a freshly compiled pillar, as
-// Salt's state system and pillar functions do.
+// Salt's state system and pillar functions do. (saltutil.refresh_pillar
+// fetches it itself, through the pillarRefresh service.)
 func needsPillar(fun string) bool {
-	return strings.HasPrefix(fun, "state.") || fun == "pillar.items" || fun == "pillar.data" || fun == "saltutil.refresh_pillar"
+	return strings.HasPrefix(fun, "state.") || fun == "pillar.items" || fun == "pillar.data"
 }
 
 // Execute runs one job through the execution functions, as `brine call`
 // runs a function, and returns the minion's return.
 func (s *Session) Execute(job proto.Job) proto.Return {
-	ret := proto.Return{V: proto.Version, JID: job.JID, ID: s.Conn.ID, Fun: job.Fun, FunArgs: job.Arg}
+	ret, _ := s.execute(job)
+	return ret
+}
+
+// execute is Execute; it also reports whether the job refreshed the
+// in-memory pillar (saltutil.refresh_pillar).
+func (s *Session) execute(job proto.Job) (proto.Return, bool) {
+	var refreshed atomic.Bool
+	ret := s.run(job, &refreshed)
+	return ret, refreshed.Load()
+}
+
+func (s *Session) run(job proto.Job, refreshed *atomic.Bool) proto.Return {
+	ret := proto.Return{V: proto.Version, JID: job.JID, ID: s.minionID(), Fun: job.Fun, FunArgs: job.Arg}
 	finish := func(v any, rc int) proto.Return {
 		ret.Return = proto.ValueJSON{V: v}
 		ret.Retcode = rc
@@ -168,6 +263,7 @@ func (s *Session) Execute(job proto.Job) proto.Return {
 	ctx.Pillarenv = optString(opts, "pillarenv")
 	ctx.Test = value.Truthy(mustGet(opts, "test"))
 	ctx.SetService("config", config.FromMap(opts))
+	ctx.SetService(pillarRefreshService, pillarRefresh{s: s, done: refreshed})
 	if err := s.Attach(ctx, needsFiles(job.Fun), needsPillar(job.Fun)); err != nil {
 		return finish("ERROR: "+err.Error(), 1)
 	}

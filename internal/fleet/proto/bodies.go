@@ -79,3 +79,23 @@ type FileInfo struct {
 	Size   int64  `json:"size"`
 	Mode   uint32 `json:"mode"`
 }
+
+// AdminPresence asks the master which of some minions are connected (a
+// PresenceRequest, answered with a PresenceReply). It is declared here,
+// beside its bodies, rather than with the other kinds in proto.go.
+const AdminPresence = "presence"
+
+type (
+	// PresenceRequest lists the minions whose presence is asked.
+	PresenceRequest struct {
+		IDs []string `json:"ids"`
+	}
+	// PresenceReply names those of the asked minions that are not
+	// connected. Known is false when the master cannot tell (an external
+	// NATS server that does not let it list connections): Absent is then
+	// empty and means nothing.
+	PresenceReply struct {
+		Known  bool     `json:"known"`
+		Absent []string `json:"absent,omitempty"`
+	}
+)

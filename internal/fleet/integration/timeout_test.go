@@ -27,6 +27,7 @@ func TestJobWaits(t *testing.T) {
 		t.Skip("runs jobs of tens of seconds")
 	}
 	c := newCluster(t, "")
+	c.write("srv/salt/long.sls", "long:\n  cmd.run:\n    - name: sleep 20; echo done\n")
 	c.startMaster()
 	for _, id := range []string{"w1", "w2", "w3"} {
 		c.startMinion(id, "", true)
@@ -34,10 +35,13 @@ func TestJobWaits(t *testing.T) {
 	c.acceptAll("w1", "w2", "w3")
 
 	t.Run("jobs", func(t *testing.T) {
-		t.Run("a job longer than the timeout returns its result", func(t *testing.T) {
+		t.Run("a state run longer than the timeout returns its result", func(t *testing.T) {
 			t.Parallel()
-			res, errs, rc := runJSON(t, c, "-L", "w1", "cmd.run", "sleep 20; echo done")
-			if rc != 0 || res["w1"] != "done" {
+			res, errs, rc := runJSON(t, c, "-L", "w1", "state.apply", "long")
+			states, _ := res["w1"].(map[string]any)
+			st, _ := states["cmd_|-long_|-sleep 20; echo done_|-run"].(map[string]any)
+			changes, _ := st["changes"].(map[string]any)
+			if rc != 0 || st["result"] != true || changes["stdout"] != "done" {
 				t.Errorf("rc %d, %v, stderr %q", rc, res, errs)
 			}
 		})

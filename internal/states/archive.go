@@ -527,8 +527,10 @@ func archiveExtracted(c *statemod.Call) (*value.Map, error) {
 				return ret, nil
 			}
 			createdDest = true
-			if uid != -1 || gid != -1 {
-				os.Chown(name, uid, gid)
+			// Salt creates it with file.directory given the user only:
+			// the group stays the one it was created with.
+			if uid != -1 {
+				os.Chown(name, uid, -1)
 			}
 		}
 		files, err = contents.extract(name, c.Bool("extract_perms"))

@@ -93,6 +93,9 @@ type checker struct {
 	included map[slsKey]bool
 	// defined maps an SLS to its rendered file.
 	bySLS map[slsKey]*file
+	// unitIDs are the IDs of the high data being compiled, for
+	// suggestions.
+	unitIDs []string
 	// loader, when set, is where templates import from instead of the
 	// file roots (pillar_roots, for pillar files).
 	loader render.Loader

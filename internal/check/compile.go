@@ -31,6 +31,12 @@ func (c *checker) compileUnit(matches *value.Map) {
 	high, e = compile.RequisiteIn(high, optStrings(c.run.Opts, "disabled_requisites"))
 	errs = append(errs, e...)
 	high = compile.ApplyExclude(high)
+	c.unitIDs = c.unitIDs[:0]
+	for _, k := range high.Keys() {
+		if ks, ok := k.(string); ok && !reservedKeys[ks] {
+			c.unitIDs = append(c.unitIDs, ks)
+		}
+	}
 	for _, e := range errs {
 		c.saltError(e)
 	}
@@ -84,7 +90,7 @@ func (c *checker) saltError(msg string) {
 	if m := reExtend.FindStringSubmatch(msg); m != nil {
 		d := &diag.Diagnostic{
 			Summary: fmt.Sprintf("Extend of missing ID %q", m[1]),
-			Detail:  fmt.Sprintf("SLS %q extends ID %q, which no SLS of this run declares.", m[3], m[1]),
+			Detail:  fmt.Sprintf("SLS %q extends ID %q, which no SLS of this run declares.%s", m[3], m[1], didYouMean(nearest(c.unitIDs, m[1]))),
 		}
 		if f := c.findSLS(m[2], m[3]); f != nil {
 			if _, n := findPath(f.src, keys("extend", m[1])); n < 2 {
@@ -263,7 +269,7 @@ func (c *checker) checkRequisites(chunks []*value.Map, withCycles bool) {
 				}
 				found := matchReq(refs, byID, mod, target)
 				if len(found) == 0 {
-					c.unresolved(r, req, mod, target)
+					c.unresolved(refs, r, req, mod, target)
 					continue
 				}
 				if orderingReqs[req] {
@@ -314,20 +320,44 @@ func matchReq(refs []chunkRef, byID map[string][]int, mod, target string) []int 
 	return out
 }
 
-func (c *checker) unresolved(r chunkRef, req, mod, target string) {
+func (c *checker) unresolved(refs []chunkRef, r chunkRef, req, mod, target string) {
 	ref := target
 	if mod != "" {
 		ref = mod + ": " + target
 	}
 	d := &diag.Diagnostic{
 		Summary: fmt.Sprintf("Reference to undeclared state in %s", req),
-		Detail:  fmt.Sprintf("ID %q (%s.%s) has %s %q, but no state of this run matches it.", r.id, r.state, str(r.low, "fun"), req, ref),
+		Detail:  fmt.Sprintf("ID %q (%s.%s) has %s %q, but no state of this run matches it.%s", r.id, r.state, str(r.low, "fun"), req, ref, didYouMean(suggestRef(refs, mod, target))),
 	}
 	rg, note := c.requisiteRange(r, reqItem{req: req, mod: mod, target: target})
 	if rg != nil {
 		d.Subject, d.Detail = rg, joinNote(d.Detail, note)
 	}
 	c.add(d)
+}
+
+// suggestRef proposes what a requisite {mod: target} naming nothing may
+// have meant: the state with that ID or name under another module, else
+// the state of that module whose ID is closest.
+func suggestRef(refs []chunkRef, mod, target string) string {
+	if mod == "" || mod == "id" || mod == "sls" {
+		return ""
+	}
+	for _, r := range refs {
+		if r.id == target || r.name == target {
+			return r.state + ": " + target
+		}
+	}
+	best, bestD := "", len(target)/3+2
+	for _, r := range refs {
+		if r.state != mod {
+			continue
+		}
+		if d := diag.EditDistance(r.id, target); d < bestD {
+			best, bestD = mod+": "+r.id, d
+		}
+	}
+	return best
 }
 
 // requisiteRange locates the requisite it of chunk r in r's SLS file (nil
@@ -534,4 +564,19 @@ func scanRequisiteValue(lines []string, id string) (keyLine, bool) {
 		}
 	}
 	return keyLine{}, false
+}
+
+// nearest is the name of names closest to s, when close enough to be
+// what was meant.
+func nearest(names []string, s string) string {
+	best, bestD := "", len(s)/3+2
+	for _, n := range names {
+		if n == s {
+			continue
+		}
+		if d := diag.EditDistance(n, s); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
 }

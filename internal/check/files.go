@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"brine/internal/diag"
@@ -87,7 +88,7 @@ func (c *checker) doRender(data []byte, path, source, saltenv, sls string) *file
 		c.add(&diag.Diagnostic{
 			Severity: diag.Warning,
 			Summary:  fmt.Sprintf("Unknown renderer %q", unknown.Name),
-			Detail:   fmt.Sprintf("The pipeline %q names a renderer that does not exist. Salt renders this file to empty data: its states are silently ignored.", unknown.Pipe),
+			Detail:   fmt.Sprintf("The pipeline %q names a renderer that does not exist. Salt renders this file to empty data: its states are silently ignored.%s", unknown.Pipe, didYouMean(render.Default.Suggest(unknown.Name))),
 			Subject:  &diag.Range{File: f.display, Start: diag.Pos{Line: 1, Col: 3}, End: diag.Pos{Line: 1, Col: len(strings.TrimRight(first, "\r")) + 1}},
 		})
 		f.data = value.NewMap(0)
@@ -162,6 +163,9 @@ func (c *checker) renderDiag(f *file, err error, afterText bool) {
 		for i := len(je.Chain) - 1; i >= 0; i-- {
 			fr := je.Chain[i]
 			d.Chain = append(d.Chain, diag.Range{File: c.templateName(fr.Name, f), Start: diag.Pos{Line: fr.Line}})
+		}
+		if s := c.keySuggestion(je.Msg, name, je.Line); s != "" {
+			d.Detail = joinNote(d.Detail, fmt.Sprintf("Did you mean %q?", s))
 		}
 		c.add(d)
 		return
@@ -316,4 +320,60 @@ func optStrings(opts *value.Map, key string) []string {
 		}
 	}
 	return out
+}
+
+// didYouMean is " Did you mean "s"?", or "" without a suggestion.
+func didYouMean(s string) string {
+	if s == "" {
+		return ""
+	}
+	return fmt.Sprintf(" Did you mean %q?", s)
+}
+
+var reNoAttr = regexp.MustCompile(`has no attribute '([^']+)'`)
+
+// keySuggestion proposes, for a template's "has no attribute 'x'" on a
+// line reading pillar or grains, the key of the minion's pillar or grains
+// (at any depth) closest to x.
+func (c *checker) keySuggestion(msg, file string, line int) string {
+	m := reNoAttr.FindStringSubmatch(msg)
+	if m == nil || line <= 0 {
+		return ""
+	}
+	text, ok := c.source(file)
+	if !ok {
+		return ""
+	}
+	lines := strings.Split(text, "\n")
+	if line > len(lines) {
+		return ""
+	}
+	var data *value.Map
+	switch l := lines[line-1]; {
+	case strings.Contains(l, "pillar"):
+		data = c.run.Ctx.Pillar
+	case strings.Contains(l, "grains"):
+		data = c.run.Ctx.Grains
+	default:
+		return ""
+	}
+	var keys []string
+	var walk func(v any, depth int)
+	walk = func(v any, depth int) {
+		mp, ok := v.(*value.Map)
+		if !ok || depth > 8 || len(keys) > 10000 {
+			return
+		}
+		mp.Range(func(k, v any) bool {
+			if ks, ok := k.(string); ok {
+				keys = append(keys, ks)
+			}
+			walk(v, depth+1)
+			return true
+		})
+	}
+	if data != nil {
+		walk(data, 0)
+	}
+	return nearest(keys, m[1])
 }

@@ -7,6 +7,7 @@ package highstate
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -157,7 +158,8 @@ func (r *Run) renderData(data []byte, path, source, saltenv, sls string) (any, e
 	})
 	var unknown *render.UnknownRendererError
 	if errors.As(err, &unknown) {
-		slog.Debug("unknown renderer", "file", path, "err", err)
+		slog.Error(fmt.Sprintf("The renderer \"%s\" is not available", unknown.Pipe))
+		slog.Warn(render.Default.UnknownWarning(path, unknown))
 		return value.NewMap(0), nil
 	}
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -93,6 +94,8 @@ func (r Renderers) Render() RenderFunc {
 		if err != nil {
 			var unknown *render.UnknownRendererError
 			if errors.As(err, &unknown) {
+				slog.Error(fmt.Sprintf("The renderer \"%s\" is not available", unknown.Pipe))
+				slog.Warn(r.registry().UnknownWarning(req.Path, unknown))
 				return value.NewMap(0), nil
 			}
 			return nil, err

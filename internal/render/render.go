@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"brine/internal/diag"
 	"brine/internal/value"
 )
 
@@ -89,6 +90,28 @@ func (r *Registry) Lookup(name string) (*Entry, bool) {
 }
 
 // Names returns the registered names, sorted.
+// Suggest returns the registered renderer closest to name, when one is
+// close enough to be what was meant ("" otherwise).
+func (r *Registry) Suggest(name string) string {
+	best, bestD := "", len(name)/3+2
+	for _, n := range r.Names() {
+		if d := diag.EditDistance(n, name); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// UnknownWarning is brine's word after Salt's "The renderer ... is not
+// available" error: where the shebang is and what was likely meant.
+func (r *Registry) UnknownWarning(path string, e *UnknownRendererError) string {
+	msg := fmt.Sprintf("%s line 1: the shebang names the renderer %q, which does not exist, so the file renders to nothing and its states are ignored", path, e.Name)
+	if s := r.Suggest(e.Name); s != "" {
+		msg += fmt.Sprintf(". Did you mean %q?", s)
+	}
+	return msg
+}
+
 func (r *Registry) Names() []string {
 	out := make([]string, 0, len(r.entries))
 	for n := range r.entries {

@@ -75,6 +75,12 @@ func Master(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitGeneric
 	}
+	// The daemon logs as configured: log_file, log_level_logfile,
+	// log_fmt_*, log_format.
+	if err := setupLoggingConfig(cfg, f.logLevel, "", stderr); err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitGeneric
+	}
 	m, err := master.New(cfg, slog.Default())
 	if err != nil {
 		fmt.Fprintln(stderr, err)

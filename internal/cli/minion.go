@@ -78,7 +78,10 @@ func Minion(args []string, stdout, stderr io.Writer) int {
 	if lv == "" {
 		lv = cfg.String("log_level")
 	}
-	setupLogging(lv, stderr)
+	if err := setupLoggingConfig(cfg, f.logLevel, "", stderr); err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitGeneric
+	}
 	cfg, g, err := loadMinionConfig(f.configDir, ov)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

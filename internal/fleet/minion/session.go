@@ -272,7 +272,7 @@ func (s *Session) run(job proto.Job, refreshed *atomic.Bool) proto.Return {
 	}
 	fn, ok := ctx.Lookup(job.Fun)
 	if !ok {
-		return finish(fmt.Sprintf("'%s' is not available.", job.Fun), 254)
+		return finish(ctx.Registry.MissingMessage(job.Fun), 254)
 	}
 	if e := ctx.Registry.Entry(job.Fun); e != nil {
 		ret.Out = e.Outputter

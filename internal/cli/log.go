@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"brine/internal/config"
+	"brine/internal/pyops"
 )
 
 // Salt's extra levels (salt/_logging/impl.py) placed among slog's: Salt's
@@ -655,7 +656,7 @@ func recordField(key, datefmt string, r slog.Record, msg string) any {
 	case "threadName":
 		return "MainThread"
 	case "asctime":
-		return strftime(datefmt, r.Time)
+		return pyops.Strftime(r.Time, datefmt)
 	case "msecs":
 		return r.Time.Nanosecond() / 1e6
 	case "created":
@@ -694,71 +695,4 @@ func pyLevelNo(l slog.Level) int {
 		}
 	}
 	return 0
-}
-
-// strftime formats t with Python's time.strftime directives.
-func strftime(format string, t time.Time) string {
-	var b strings.Builder
-	for i := 0; i < len(format); i++ {
-		c := format[i]
-		if c != '%' || i+1 >= len(format) {
-			b.WriteByte(c)
-			continue
-		}
-		i++
-		switch format[i] {
-		case 'Y':
-			fmt.Fprintf(&b, "%04d", t.Year())
-		case 'y':
-			fmt.Fprintf(&b, "%02d", t.Year()%100)
-		case 'm':
-			fmt.Fprintf(&b, "%02d", int(t.Month()))
-		case 'd':
-			fmt.Fprintf(&b, "%02d", t.Day())
-		case 'e':
-			fmt.Fprintf(&b, "%2d", t.Day())
-		case 'H':
-			fmt.Fprintf(&b, "%02d", t.Hour())
-		case 'I':
-			h := t.Hour() % 12
-			if h == 0 {
-				h = 12
-			}
-			fmt.Fprintf(&b, "%02d", h)
-		case 'M':
-			fmt.Fprintf(&b, "%02d", t.Minute())
-		case 'S':
-			fmt.Fprintf(&b, "%02d", t.Second())
-		case 'f':
-			fmt.Fprintf(&b, "%06d", t.Nanosecond()/1000)
-		case 'p':
-			b.WriteString(t.Format("PM"))
-		case 'b', 'h':
-			b.WriteString(t.Format("Jan"))
-		case 'B':
-			b.WriteString(t.Format("January"))
-		case 'a':
-			b.WriteString(t.Format("Mon"))
-		case 'A':
-			b.WriteString(t.Format("Monday"))
-		case 'j':
-			fmt.Fprintf(&b, "%03d", t.YearDay())
-		case 'z':
-			b.WriteString(t.Format("-0700"))
-		case 'Z':
-			b.WriteString(t.Format("MST"))
-		case 's':
-			fmt.Fprintf(&b, "%d", t.Unix())
-		case 'T':
-			b.WriteString(t.Format("15:04:05"))
-		case 'F':
-			b.WriteString(t.Format("2006-01-02"))
-		case '%':
-			b.WriteByte('%')
-		default:
-			b.WriteByte('%')
-			b.WriteByte(format[i])
-		}
-	}
-	return b.String()
 }

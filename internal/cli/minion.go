@@ -62,7 +62,11 @@ func Minion(args []string, stdout, stderr io.Writer) int {
 	}
 	f, id, runJob := mf.fleetFlags, mf.id, mf.runJob
 	if runJob {
+		// A job process logs as its minion does: to log_file too.
 		setupLogging(f.logLevel, stderr)
+		if cfg, err := config.Load(f.configDir, nil); err == nil {
+			_ = setupLoggingConfig(cfg, f.logLevel, "", stderr)
+		}
 		return minion.RunJobProcess()
 	}
 	ov := value.NewMap(1)
@@ -91,7 +95,7 @@ func Minion(args []string, stdout, stderr io.Writer) int {
 	// minion.New reads, runs them in this one).
 	var jobProcess []string
 	if exe, err := os.Executable(); err == nil {
-		jobProcess = []string{exe, "minion", "--run-job", "--log-level", lv}
+		jobProcess = []string{exe, "minion", "--run-job", "--log-level", lv, "--config-dir", f.configDir}
 	} else {
 		slog.Warn("running jobs in the minion process", "err", err)
 	}

@@ -105,7 +105,11 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		Arg: proto.ValueJSON{V: value.NewList(pargs...)}, Kwarg: proto.ValueJSON{V: kwargs},
 		User: os.Getenv("USER"), Timeout: float64(f.timeout),
 	}
-	r := &runner{f: &f, cfg: cfg, c: c, stdout: stdout, stderr: stderr}
+	// One interrupt context for the whole run: Ctrl-C stops the waiting
+	// and, with batches, the batches not yet published.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r := &runner{ctx: ctx, f: &f, cfg: cfg, c: c, stdout: stdout, stderr: stderr}
 	if f.batch != "" && !f.async {
 		return r.batched(req)
 	}
@@ -124,6 +128,7 @@ func optInt(opts *value.Map, k string, def int64) int64 {
 }
 
 type runner struct {
+	ctx    context.Context // ends on Ctrl-C or SIGTERM
 	f      *runFlags
 	cfg    *config.Config
 	c      *client.Client
@@ -178,8 +183,7 @@ func missing(req proto.PublishRequest, minions []string) []string {
 // are waited for. The exit code is 1 when a minion failed or did not
 // return.
 func (r *runner) collect(fun string, rep proto.PublishReply, missing []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := r.ctx
 	rc := exitOK
 	o := client.WaitOptions{
 		Timeout:          time.Duration(r.f.timeout) * time.Second,
@@ -320,6 +324,9 @@ func (r *runner) batched(req proto.PublishRequest) int {
 		}
 		if c := r.collect(req.Fun, rep, nil); c != exitOK {
 			rc = c
+		}
+		if r.ctx.Err() != nil {
+			return exitGeneric // interrupted: no further batch
 		}
 	}
 	return rc

@@ -23,12 +23,13 @@ var layer = map[string]int{
 	"system":  3,
 	"execmod": 4, "output": 4,
 	"statemod": 5, "top": 5,
-	"renderers": 6, "modules": 6, "states": 6, "outputters": 6,
-	"pillar": 7, "compile": 7, "engine": 7,
-	"highstate": 8,
-	"fleet":     9, "builtin": 9, "check": 9, "graph": 9,
-	"cli": 10,
-	"e2e": 11, // tests only: they build and run cmd/brine
+	"pyext":     6, // Python extensions: registered into the execmod, statemod and render registries
+	"renderers": 7, "modules": 7, "states": 7, "outputters": 7,
+	"pillar": 8, "compile": 8, "engine": 8,
+	"highstate": 9,
+	"fleet":     10, "builtin": 10, "check": 10, "graph": 10,
+	"cli": 11,
+	"e2e": 12, // tests only: they build and run cmd/brine
 }
 
 // plugins are imported only by builtin (which the binary blank-imports).

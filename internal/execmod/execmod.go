@@ -221,3 +221,33 @@ func (e *CommandExecutionError) SaltExceptionClass() string {
 func (e *InvocationError) SaltExceptionClass() string {
 	return "salt.exceptions.SaltInvocationError"
 }
+
+// Clone returns a copy of r that one run may change (Python functions
+// from the extension module cache are added to a run's copy only).
+func (r *Registry) Clone() *Registry {
+	c := &Registry{entries: make(map[string]*Entry, len(r.entries))}
+	for n, e := range r.entries {
+		c.entries[n] = e
+	}
+	return c
+}
+
+// Replace registers f under name, replacing a registered function of that
+// name: for a run's registry (see Clone), never Default.
+func (r *Registry) Replace(name string, f Func, doc string) {
+	if !validName(name) {
+		panic(fmt.Sprintf("execmod: malformed function name %q (want mod.fun)", name))
+	}
+	r.entries[name] = &Entry{Name: name, Func: f, Doc: doc}
+}
+
+// DropModule removes every function of module mod (a custom module of the
+// same name replaces a builtin module whole, as in Salt).
+func (r *Registry) DropModule(mod string) {
+	p := mod + "."
+	for n := range r.entries {
+		if strings.HasPrefix(n, p) {
+			delete(r.entries, n)
+		}
+	}
+}

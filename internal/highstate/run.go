@@ -146,7 +146,7 @@ func (r *Run) CallHigh(high *value.Map, test bool) (any, error) {
 // RunChunks runs low chunks with the engine.
 func (r *Run) RunChunks(chunks []*value.Map, test bool) (*value.Map, error) {
 	opts := r.runOptions(test)
-	warnChunks(chunks, statemod.Default)
+	warnChunks(chunks, statemod.For(r.Ctx))
 	// A long run on a terminal shows "[N/M] id" on stderr, erased at the
 	// end, so stdout (the outputter's) is untouched.
 	if term.IsTerminal(int(os.Stderr.Fd())) {
@@ -171,6 +171,7 @@ func (r *Run) runOptions(test bool) engine.RunOptions {
 		Test:               test,
 		Failhard:           optBool(r.Opts, "failhard", false),
 		Env:                &statemod.Env{Exec: r.Ctx},
+		Registry:           statemod.For(r.Ctx),
 		DisabledRequisites: optStrings(r.Opts, "disabled_requisites"),
 		StateRunsDisabled:  disabledRuns,
 		Refresh:            r.refresh,

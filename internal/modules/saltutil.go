@@ -20,6 +20,7 @@ import (
 
 	"brine/internal/execmod"
 	"brine/internal/grains"
+	"brine/internal/pyext"
 	"brine/internal/value"
 )
 
@@ -68,13 +69,65 @@ func init() {
 	execmod.Register("saltutil.refresh_grains", saltutilRefreshGrains,
 		"Collect the grains again (and refresh pillar unless refresh_pillar=False); returns True.")
 	execmod.Register("saltutil.sync_all", saltutilSyncAll,
-		"Sync custom modules from the file roots. brine runs no Python extension modules, so every list is empty; custom module directories found are logged.")
+		"Sync every kind of custom module from salt://_<kind> into the extension module cache; returns the '<kind>.<name>' entries copied, per kind.")
 	for _, kind := range syncKinds {
 		execmod.Register("saltutil.sync_"+kind, func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-			warnCustomModules(ctx, kind)
-			return value.NewList(), nil
-		}, "Sync custom "+kind+" from the file roots: brine has no Python extension modules, so nothing is synced.")
+			envs, err := syncArgs("sync_"+kind, ctx, args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			names, err := syncKind(ctx, kind, envs)
+			if err != nil {
+				return nil, err
+			}
+			if names.Len() > 0 {
+				if err := pyext.Reload(ctx, kind); err != nil {
+					return nil, err
+				}
+			}
+			return names, nil
+		}, "Sync custom "+kind+" from salt://_"+kind+" into the extension module cache (cachedir/extmods/"+kind+"); returns the '"+kind+".<name>' entries copied.")
 	}
+}
+
+// syncArgs binds Salt's sync_* arguments and returns the environments to
+// sync: saltenv when given ("a,b" or a list), else the call's saltenv,
+// else base.
+func syncArgs(fun string, ctx *execmod.Context, args []any, kwargs *value.Map) ([]string, error) {
+	vals, _, err := execmod.Bind(fun, args, kwargs,
+		execmod.Opt("saltenv", nil),
+		execmod.Opt("refresh", true),
+		execmod.Opt("extmod_whitelist", nil),
+		execmod.Opt("extmod_blacklist", nil),
+	)
+	if err != nil {
+		return nil, err
+	}
+	switch e := vals[0].(type) {
+	case string:
+		return strings.Split(e, ","), nil
+	case *value.List:
+		var out []string
+		for _, x := range e.Items {
+			out = append(out, execmod.String(x))
+		}
+		return out, nil
+	}
+	return []string{ctx.SaltenvOr("base")}, nil
+}
+
+// syncKind syncs one kind; kinds brine runs no Python for are still
+// copied, as Salt does, so the cache looks the same.
+func syncKind(ctx *execmod.Context, kind string, envs []string) (*value.List, error) {
+	names, err := pyext.Sync(ctx.Opts, kind, envs)
+	if err != nil {
+		return nil, err
+	}
+	out := value.NewList()
+	for _, n := range names {
+		out.Append(n)
+	}
+	return out, nil
 }
 
 // syncKinds are the extension kinds sync_all reports, in Salt's order.
@@ -100,39 +153,32 @@ func saltutilRefreshGrains(ctx *execmod.Context, args []any, kwargs *value.Map) 
 	return true, nil
 }
 
-// saltutilSyncAll returns Salt's sync_all shape: one empty list per kind
-// (and pillar, as under file_client: local).
+// saltutilSyncAll syncs every kind in Salt's order and returns one list
+// per kind (and pillar, as under file_client: local).
 func saltutilSyncAll(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	envs, err := syncArgs("sync_all", ctx, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
 	ret := value.NewMap(len(syncKinds) + 1)
+	changed := false
 	for _, kind := range syncKinds {
-		warnCustomModules(ctx, kind)
-		ret.Set(kind, value.NewList())
+		names, err := syncKind(ctx, kind, envs)
+		if err != nil {
+			return nil, err
+		}
+		changed = changed || names.Len() > 0
+		ret.Set(kind, names)
 	}
 	if v, _ := ctx.Opts.Get("file_client"); v == "local" {
 		ret.Set("pillar", value.NewList())
 	}
-	return ret, nil
-}
-
-// warnCustomModules logs when the file roots hold a _<kind> directory whose
-// Python modules brine cannot load.
-func warnCustomModules(ctx *execmod.Context, kind string) {
-	roots, _ := ctx.Opts.Get("file_roots")
-	m, ok := roots.(*value.Map)
-	if !ok {
-		return
-	}
-	m.Range(func(env, dirs any) bool {
-		l, _ := dirs.(*value.List)
-		for _, d := range l.Items {
-			if dir, ok := d.(string); ok {
-				if st, err := os.Stat(filepath.Join(dir, "_"+kind)); err == nil && st.IsDir() {
-					slog.Warn(fmt.Sprintf("brine cannot load custom %s from %s: Python extension modules are not supported", kind, filepath.Join(dir, "_"+kind)))
-				}
-			}
+	if changed {
+		if err := pyext.Reload(ctx, ""); err != nil {
+			return nil, err
 		}
-		return true
-	})
+	}
+	return ret, nil
 }
 
 // The job functions of saltutil.py: running, is_running, find_job and the

@@ -10,7 +10,6 @@ func init() {
 		"wempy":     "Wempy templates need a Python runtime; use jinja",
 		"cheetah":   "Cheetah templates need a Python runtime; use jinja",
 		"genshi":    "Genshi templates need a Python runtime; use jinja",
-		"py":        "Python SLS files need a Python runtime",
 		"pyobjects": "Python SLS files need a Python runtime",
 		"pydsl":     "Python SLS files need a Python runtime",
 		"stateconf": "not implemented",

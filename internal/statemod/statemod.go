@@ -20,6 +20,7 @@ import (
 	"sync"
 
 	"brine/internal/diag"
+	"brine/internal/execmod"
 	"brine/internal/value"
 )
 
@@ -271,4 +272,51 @@ func defaultValue(v any) any {
 		return value.DeepCopy(v)
 	}
 	return v
+}
+
+// Clone returns a copy of r that one run may change (the Python state
+// modules of the extension module cache are added to a run's copy only).
+func (r *Registry) Clone() *Registry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	c := &Registry{funcs: make(map[string]*Function, len(r.funcs))}
+	for n, f := range r.funcs {
+		c.funcs[n] = f
+	}
+	return c
+}
+
+// Replace registers f, replacing a function of the same name: for a run's
+// registry (see Clone), never Default.
+func (r *Registry) Replace(f *Function) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.funcs[f.Name] = f
+}
+
+// DropModule removes every function of module mod (a custom state module
+// replaces a builtin one of its name whole, as in Salt).
+func (r *Registry) DropModule(mod string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for n := range r.funcs {
+		if strings.HasPrefix(n, mod+".") {
+			delete(r.funcs, n)
+		}
+	}
+}
+
+// RegistryService is the execmod.Context service under which a run keeps
+// its own state registry (when it has Python state modules).
+const RegistryService = "statemod.registry"
+
+// For returns the state registry of the run of ctx: the one attached under
+// RegistryService, else Default.
+func For(ctx *execmod.Context) *Registry {
+	if ctx != nil {
+		if r, ok := ctx.Service(RegistryService).(*Registry); ok {
+			return r
+		}
+	}
+	return Default
 }

@@ -57,7 +57,14 @@ type waiter struct {
 type minionState struct {
 	seen   bool // connected at some point since publication
 	absent bool // the last presence answer said not connected
+	gone   int  // presence answers in a row saying not connected
 }
+
+// goneAfter is how many presence answers in a row (about one a second)
+// must find a minion seen before not connected for it to be given up on:
+// a minion reconnecting after a blip (it retries within about a second
+// and a half) is not reported.
+const goneAfter = 3
 
 // defaultSettle is how long a round goes on after its last answer, so
 // that a return sent just before a "not running" answer is not missed.
@@ -96,18 +103,19 @@ func (w *waiter) returned(id string) bool {
 }
 
 // presence takes the master's answer for the pending minions (absent:
-// those not connected). A minion seen connected earlier and now absent
-// is given up on at once.
+// those not connected). A minion seen connected earlier and absent from
+// goneAfter answers in a row is given up on.
 func (w *waiter) presence(absent map[string]bool) []Failed {
 	var out []Failed
 	for _, id := range w.ids() {
 		st := w.pending[id]
 		if !absent[id] {
-			st.seen, st.absent = true, false
+			st.seen, st.absent, st.gone = true, false, 0
 			continue
 		}
 		st.absent = true
-		if st.seen {
+		st.gone++
+		if st.seen && st.gone >= goneAfter {
 			out = append(out, w.fail(id, NotConnected))
 		}
 	}

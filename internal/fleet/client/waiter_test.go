@@ -74,15 +74,29 @@ func TestWaiter(t *testing.T) {
 		want: []string{"50 ask a"},
 		end:  58,
 	}, {
-		name: "a connection dropped during the job: reported at once",
+		name: "a connection dropped during the job: reported after three answers saying so",
 		ids:  []string{"a", "b"},
 		events: []event{
 			{at: 0, pres: []string{"-"}},
 			{at: 30, pres: []string{"a"}},
+			{at: 31, pres: []string{"a"}},
+			{at: 32, pres: []string{"a"}},
 			{at: 40, ret: "b"},
 		},
-		want: []string{"30 fail a not connected"},
+		want: []string{"32 fail a not connected"},
 		end:  40,
+	}, {
+		name: "a blip: absent once or twice, then back, is waited for",
+		ids:  []string{"a"},
+		events: []event{
+			{at: 0, pres: []string{"-"}},
+			{at: 10, pres: []string{"a"}},
+			{at: 20, pres: []string{"a"}},
+			{at: 30, pres: []string{"-"}},
+			{at: 40, pres: []string{"a"}},
+			{at: 45, ret: "a"},
+		},
+		end: 45,
 	}, {
 		name: "not connected at publication: reported at the timeout, not asked",
 		ids:  []string{"a", "b"},
@@ -122,19 +136,21 @@ func TestWaiter(t *testing.T) {
 			{at: 0, pres: []string{"-"}},
 			{at: 51, ans: "a", running: true},
 			{at: 90, pres: []string{"a"}},
+			{at: 100, pres: []string{"a"}},
+			{at: 105, pres: []string{"a"}},
 		},
-		want: []string{"50 ask a", "90 fail a not connected"},
-		end:  90,
+		want: []string{"50 ask a", "105 fail a not connected"},
+		end:  105,
 	}, {
-		name: "given up on at a round's end: not connected if the master says so",
+		name: "given up on at a round's end: not connected if the master last said so",
 		ids:  []string{"a"},
 		events: []event{
 			{at: 0, pres: []string{"-"}},
 			{at: 51, ans: "a", running: true},
 			{at: 70, pres: []string{"a"}},
 		},
-		want: []string{"50 ask a", "70 fail a not connected"},
-		end:  70,
+		want: []string{"50 ask a", "111 ask a", "211 fail a not connected"},
+		end:  211,
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,11 +1,14 @@
 package integration
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -260,6 +263,22 @@ func TestFleet(t *testing.T) {
 		var res map[string]any
 		if err := json.Unmarshal([]byte(out), &res); rc != 0 || err != nil || len(res) != 2 || res["web1"] != "hi" {
 			t.Errorf("static: rc %d %q %q", rc, out, errs)
+		}
+	})
+
+	t.Run("Ctrl-C during batches publishes no further batch", func(t *testing.T) {
+		cmd := exec.Command(brineBin, "run", "-c", c.mdir, "-b", "1", "-L", "web1,db1", "test.sleep", "4")
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1500 * time.Millisecond)
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		err := cmd.Wait()
+		ee, _ := err.(*exec.ExitError)
+		if ee == nil || ee.ExitCode() != 1 || strings.Count(errb.String(), "Executing run on") != 1 || !strings.Contains(errb.String(), "Exiting gracefully on Ctrl-c") {
+			t.Errorf("err %v, stderr %q", err, errb.String())
 		}
 	})
 

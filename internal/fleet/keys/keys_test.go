@@ -97,3 +97,17 @@ func TestStoreFlow(t *testing.T) {
 		}
 	}
 }
+
+// TestDotIDsRefused: a key request for an id starting with a dot would be
+// a file the listings skip, counted against no limit: refused.
+func TestDotIDsRefused(t *testing.T) {
+	s, err := OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kp, _ := nkeys.CreateUser()
+	pub, _ := kp.PublicKey()
+	if _, err := s.Submit(".x1", pub, false); err == nil {
+		t.Error("a dot id was stored")
+	}
+}

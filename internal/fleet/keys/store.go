@@ -62,9 +62,11 @@ func OpenStore(dir string) (*Store, error) {
 
 func (s *Store) path(st State, id string) string { return filepath.Join(s.Dir, string(st), id) }
 
-// validID refuses ids that cannot be file names.
+// validID refuses ids that cannot be file names, and those starting with
+// a dot: listings skip dot files (temporary files), so such keys would be
+// neither counted against max_pending_keys nor shown.
 func validID(id string) error {
-	if id == "" || id == "." || id == ".." || len(id) > 255 || strings.ContainsAny(id, "/\\\x00") {
+	if id == "" || strings.HasPrefix(id, ".") || len(id) > 255 || strings.ContainsAny(id, "/\\\x00") {
 		return fmt.Errorf("invalid minion id %q", id)
 	}
 	return nil

@@ -328,7 +328,7 @@ func (m *Master) handleReturn(id string, body json.RawMessage) (any, error) {
 		return nil, fmt.Errorf("%w: %v", errReturnRefused, err)
 	}
 	if ret.ID != id || !proto.ValidJID(ret.JID) {
-		m.Log.Warn("refused return", "minion", id, "claims", ret.ID, "jid", ret.JID)
+		m.refused(id, "refused return", "claims", ret.ID, "jid", ret.JID)
 		return nil, fmt.Errorf("%w: a return from %s must name %s and a job id", errReturnRefused, id, id)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -338,7 +338,7 @@ func (m *Master) handleReturn(id string, body json.RawMessage) (any, error) {
 		return nil, err
 	}
 	if !ok {
-		m.Log.Warn("refused return", "minion", id, "jid", ret.JID, "err", "job not sent to this minion")
+		m.refused(id, "refused return: job not sent to this minion", "jid", ret.JID)
 		return nil, fmt.Errorf("%w: job %s was not sent to %s", errReturnRefused, ret.JID, id)
 	}
 	data, err := json.Marshal(ret)
@@ -379,7 +379,7 @@ func (m *Master) storeOverForeign(ctx context.Context, key, id, jid string, data
 	}
 	var old proto.Return
 	if json.Unmarshal(e.Value(), &old) == nil && old.ID == id && old.JID == jid && old.V == proto.Version {
-		m.Log.Warn("refused a second, different return", "minion", id, "jid", jid)
+		m.refused(id, "refused a second, different return", "jid", jid)
 		return fmt.Errorf("%w: a different return of job %s from %s is stored already", errReturnRefused, jid, id)
 	}
 	m.Log.Warn("replacing a return slot written outside the master's checks", "minion", id, "jid", jid)

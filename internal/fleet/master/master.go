@@ -46,6 +46,7 @@ type Master struct {
 	rets     jetstream.KeyValue
 	minions  jetstream.KeyValue
 	guard    *proto.ReplayGuard
+	reqs     *reqGuard // per-minion request bounds (guard.go)
 	url      string
 	tlsCA    string // CA of the embedded server's certificate ("" for system roots)
 
@@ -125,6 +126,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Master, error) {
 		Files: &FileServer{Roots: highstate.FileRoots(cfg.Opts()), Dirs: rootDirs(cfg.Map("file_roots"))},
 		Log:   log,
 		guard: proto.NewReplayGuard(2 * time.Minute),
+		reqs:  newReqGuard(),
 		cache: map[string]*MinionData{},
 		stop:  make(chan struct{}),
 

@@ -20,6 +20,12 @@ import (
 
 type handler func(id string, body json.RawMessage) (any, error)
 
+// queued is a minion request waiting for a worker.
+type queued struct {
+	msg *nats.Msg
+	id  string
+}
+
 func (m *Master) handlers() map[string]handler {
 	return map[string]handler{
 		proto.ReqHello:   m.handleHello,
@@ -40,10 +46,10 @@ func (m *Master) subscribe() error {
 	// Returns wait on JetStream, not on the CPU: they get a pool of their
 	// own, wide enough that a thousand minions answering at once are not
 	// queued behind a few workers, nor behind pillar compilations.
-	work := make(chan *nats.Msg, 8192)
-	rets := make(chan *nats.Msg, 8192)
+	work := make(chan queued, 8192)
+	rets := make(chan queued, 8192)
 	hs := m.handlers()
-	serve := func(ch chan *nats.Msg, n int) {
+	serve := func(ch chan queued, n int) {
 		for range n {
 			m.wg.Add(1)
 			go func() {
@@ -52,8 +58,9 @@ func (m *Master) subscribe() error {
 					select {
 					case <-m.stop:
 						return
-					case msg := <-ch:
-						m.serveRequest(hs, msg)
+					case q := <-ch:
+						m.serveRequest(hs, q.msg)
+						m.reqs.leave(q.id)
 					}
 				}
 			}()
@@ -61,21 +68,39 @@ func (m *Master) subscribe() error {
 	}
 	serve(work, max(4, 2*runtime.GOMAXPROCS(0)))
 	serve(rets, 64)
-	retSuffix := "." + proto.ReqReturn
+	m.wg.Add(1)
+	go m.logRefusals()
+	// The callback never blocks: a request is queued, within its
+	// minion's bounds (guard.go), or dropped at once (the minion's
+	// request times out and it asks again), so a flooding minion costs
+	// neither memory nor the other minions' service.
 	sub, err := m.nc.QueueSubscribe(proto.ReqWildcard, "brine-master", func(msg *nats.Msg) {
-		ch := work
-		if strings.HasSuffix(msg.Subject, retSuffix) {
-			ch = rets
+		id, kind, err := proto.ParseReqSubject(msg.Subject)
+		if err != nil {
+			return
+		}
+		ch, limit := work, reqInflight
+		if kind == proto.ReqReturn {
+			ch, limit = rets, retInflight
+		} else if len(msg.Data) > reqMaxBody {
+			m.refused(id, "dropped request larger than allowed", "kind", kind, "bytes", len(msg.Data))
+			return
+		}
+		if !m.reqs.enter(id, limit) {
+			m.refused(id, "dropped request: too many of this minion's requests at once", "kind", kind)
+			return
 		}
 		select {
-		case ch <- msg:
-		case <-m.stop:
+		case ch <- queued{msg: msg, id: id}:
+		default:
+			m.reqs.leave(id)
+			m.refused(id, "dropped request: the master's queue is full", "kind", kind)
 		}
 	})
 	if err != nil {
 		return err
 	}
-	_ = sub.SetPendingLimits(-1, -1)
+	_ = sub.SetPendingLimits(1<<16, 256<<20)
 	admin := map[string]func(body json.RawMessage) (any, error){
 		proto.AdminPublish: m.adminPublish,
 		proto.AdminResolve: m.adminResolve,
@@ -144,7 +169,7 @@ func (m *Master) serveRequest(hs map[string]handler, msg *nats.Msg) {
 	}
 	inbox := proto.InboxPrefix(id) + "."
 	if msg.Reply != "" && !strings.HasPrefix(msg.Reply, inbox) {
-		m.Log.Warn("refused request with a reply subject outside the minion's inbox", "minion", id, "kind", kind, "reply", msg.Reply)
+		m.refused(id, "refused request with a reply subject outside the minion's inbox", "kind", kind, "reply", msg.Reply)
 		return
 	}
 	var req proto.Request
@@ -153,7 +178,7 @@ func (m *Master) serveRequest(hs map[string]handler, msg *nats.Msg) {
 		return
 	}
 	if err := m.guard.Check(id+"\x00"+req.Nonce, time.Unix(0, req.TS), time.Now()); err != nil {
-		m.Log.Warn("refused request", "minion", id, "kind", kind, "err", err)
+		m.refused(id, "refused request", "kind", kind, "err", err.Error())
 		m.respond(msg, inbox, req.Nonce, nil, err)
 		return
 	}
@@ -171,6 +196,9 @@ func (m *Master) handleHello(id string, body json.RawMessage) (any, error) {
 	if err := json.Unmarshal(body, &req); err != nil {
 		return nil, err
 	}
+	if err := checkEnvs(req.Saltenv, req.Pillarenv); err != nil {
+		return nil, err
+	}
 	grains := req.Grains.Map()
 	p, err := m.CompilePillar(id, grains, req.Saltenv, req.Pillarenv, nil)
 	if err != nil {
@@ -183,6 +211,9 @@ func (m *Master) handleHello(id string, body json.RawMessage) (any, error) {
 func (m *Master) handlePillar(id string, body json.RawMessage) (any, error) {
 	var req proto.PillarRequest
 	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, err
+	}
+	if err := checkEnvs(req.Saltenv, req.Pillarenv); err != nil {
 		return nil, err
 	}
 	grains := req.Grains.Map()
@@ -198,6 +229,18 @@ func (m *Master) handlePillar(id string, body json.RawMessage) (any, error) {
 		m.remember(id, grains, p)
 	}
 	return proto.PillarReply{Pillar: proto.ValueJSON{V: p}}, nil
+}
+
+// checkEnvs refuses a saltenv or pillarenv a minion sent that could not
+// name an environment: with __env__ in pillar_roots, it would become part
+// of a path on the master.
+func checkEnvs(envs ...string) error {
+	for _, e := range envs {
+		if e != "" && !ValidEnv(e) {
+			return fmt.Errorf("invalid environment %q", e)
+		}
+	}
+	return nil
 }
 
 // CompilePillar compiles the pillar of minion id on the master, with the
@@ -287,7 +330,7 @@ func (m *Master) handleFiles(_ string, body json.RawMessage) (any, error) {
 	return rep, nil
 }
 
-func (m *Master) handleFile(_ string, body json.RawMessage) (any, error) {
+func (m *Master) handleFile(id string, body json.RawMessage) (any, error) {
 	var req proto.FileRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return nil, err
@@ -295,7 +338,7 @@ func (m *Master) handleFile(_ string, body json.RawMessage) (any, error) {
 	data, size, err := m.Files.ReadChunk(req.Saltenv, req.Path, req.Offset)
 	if err != nil {
 		if errors.Is(err, ErrRefused) {
-			m.Log.Warn("refused file request", "path", req.Path, "err", err)
+			m.refused(id, "refused file request", "path", req.Path, "err", err.Error())
 		}
 		return nil, err
 	}

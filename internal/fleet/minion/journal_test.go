@@ -1,12 +1,16 @@
 package minion
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
+
+	"brine/internal/fleet/proto"
 )
 
 func TestJournal(t *testing.T) {
@@ -73,5 +77,23 @@ func TestJournal(t *testing.T) {
 	}
 	if first, _ := m.take(d); first {
 		t.Error("memory journal: second take accepted")
+	}
+}
+
+// TestFitReturn: a return larger than the server takes becomes a failed
+// return saying so; others pass unchanged.
+func TestFitReturn(t *testing.T) {
+	ret := proto.Return{V: proto.Version, JID: "20261125180000000000", ID: "m1", Fun: "cmd.run", Return: proto.ValueJSON{V: strings.Repeat("x", 20000)}, Retcode: 0, Success: true}
+	data, _ := json.Marshal(ret)
+	if got := fitReturn(data, 1<<20); string(got) != string(data) {
+		t.Error("a small return was changed")
+	}
+	var small proto.Return
+	if err := json.Unmarshal(fitReturn(data, 8192), &small); err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := small.Return.V.(string)
+	if small.Retcode != 1 || small.Success || small.JID != ret.JID || small.ID != "m1" || !strings.Contains(msg, "more than the master accepts (max_payload 8192 bytes)") {
+		t.Errorf("%+v", small)
 	}
 }

@@ -402,6 +402,7 @@ func (m *Minion) recover(sess *Session) {
 func (m *Minion) sendReturn(c *Conn, jid string, data []byte, kept bool) {
 	deadline := time.Now().Add(24 * time.Hour)
 	backoff := 200 * time.Millisecond
+	data = fitReturn(data, c.NC.MaxPayload())
 	for time.Now().Before(deadline) {
 		err := c.Request(proto.ReqReturn, json.RawMessage(data), nil, 10*time.Second)
 		var me *MasterError
@@ -431,6 +432,27 @@ func (m *Minion) sendReturn(c *Conn, jid string, data []byte, kept bool) {
 		}
 		backoff = min(backoff*2, 5*time.Second)
 	}
+}
+
+// fitReturn replaces an encoded return too large for the server's
+// max_payload (maxPayload, 0 when unknown) by a failed return saying so:
+// retrying it could never succeed.
+func fitReturn(data []byte, maxPayload int64) []byte {
+	const envelope = 4096 // the request around the return, escaped
+	if maxPayload <= 0 || int64(len(data))+envelope <= maxPayload {
+		return data
+	}
+	var ret proto.Return
+	if err := json.Unmarshal(data, &ret); err != nil {
+		return data
+	}
+	ret.Return = proto.ValueJSON{V: fmt.Sprintf("ERROR: the return of job %s is %d bytes, more than the master accepts (max_payload %d bytes)", ret.JID, len(data), maxPayload)}
+	ret.Retcode, ret.Success = 1, false
+	small, err := json.Marshal(ret)
+	if err != nil {
+		return data
+	}
+	return small
 }
 
 func (m *Minion) markDone(jid string, kept bool) {

@@ -94,9 +94,11 @@ func IDFromToken(tok string) (string, error) {
 }
 
 // ValidID reports whether id can name a minion: not empty, at most 255
-// bytes, no NUL, no path separators (ids name key files).
+// bytes, no NUL, no path separators, no leading dot (ids name key files,
+// and the key store leaves dot files, its temporary files, out of its
+// listings and counts).
 func ValidID(id string) bool {
-	return id != "" && len(id) <= 255 && !strings.ContainsAny(id, "\x00/\\") && id != "." && id != ".."
+	return id != "" && len(id) <= 255 && !strings.ContainsAny(id, "\x00/\\") && !strings.HasPrefix(id, ".")
 }
 
 // JobSubject is the subject of job jid for minion id.

@@ -167,3 +167,26 @@ func kwTrue(m *value.Map, k string) bool {
 	v, _ := m.Get(k)
 	return value.Truthy(v)
 }
+
+func TestValidID(t *testing.T) {
+	for _, tc := range []struct {
+		id string
+		ok bool
+	}{
+		{"web1", true},
+		{"web-1.example.com", true},
+		{"", false},
+		{".", false},
+		{"..", false},
+		{".hidden", false}, // dot files are the key store's temporary files
+		{"a/b", false},
+		{`a\b`, false},
+		{"a\x00b", false},
+		{strings.Repeat("x", 255), true},
+		{strings.Repeat("x", 256), false},
+	} {
+		if got := ValidID(tc.id); got != tc.ok {
+			t.Errorf("ValidID(%q) = %v, want %v", tc.id, got, tc.ok)
+		}
+	}
+}

@@ -1,0 +1,457 @@
+"""brine's Python worker: loads Salt extension modules and runs them.
+
+brine starts this file with ``python3 -u brine_worker.py PYDIR`` and talks
+to it over stdin/stdout in frames: a 4-byte big-endian length, then a JSON
+object. Every request gets exactly one reply ({"op": "ret", "value": ...}
+or {"op": "exc", ...}); while serving a request the worker may send its own
+"call" requests back to brine (for __salt__ functions written in Go) and
+reads replies to them before answering.
+"""
+
+import datetime
+import importlib.machinery
+import importlib.util
+import inspect
+import io
+import json
+import os
+import struct
+import sys
+import traceback
+import types
+
+_IN = sys.stdin.buffer
+_OUT = sys.stdout.buffer
+# User code printing must not corrupt the protocol stream.
+sys.stdout = sys.stderr
+
+
+class WorkerDied(Exception):
+    """brine closed the pipe."""
+
+
+def _default(obj):
+    """Values JSON cannot hold print as their repr, as salt-call's json does."""
+    if isinstance(obj, (set, frozenset, bytes, bytearray, datetime.date, datetime.datetime)):
+        return repr(obj)
+    if hasattr(obj, "items"):
+        return dict(obj.items())
+    if hasattr(obj, "__iter__") and not isinstance(obj, str):
+        return list(obj)
+    return repr(obj)
+
+
+def send(msg):
+    data = json.dumps(msg, default=_default).encode("utf-8")
+    _OUT.write(struct.pack(">I", len(data)) + data)
+    _OUT.flush()
+
+
+def recv():
+    head = _IN.read(4)
+    if len(head) < 4:
+        raise WorkerDied()
+    (n,) = struct.unpack(">I", head)
+    data = _IN.read(n)
+    if len(data) < n:
+        raise WorkerDied()
+    return json.loads(data)
+
+
+class GoError(Exception):
+    """An error raised by a brine (Go) function called through __salt__."""
+
+
+def _exc_class(name):
+    try:
+        import salt.exceptions as se  # noqa: F401
+    except ImportError:
+        se = None
+    short = name.rsplit(".", 1)[-1]
+    if se is not None and hasattr(se, short):
+        return getattr(se, short)
+    return GoError
+
+
+def call_go(kind, fun, args, kwargs):
+    """Calls back into brine and serves nested requests until the reply."""
+    send({"op": "call", "kind": kind, "fun": fun, "args": list(args), "kwargs": kwargs})
+    while True:
+        msg = recv()
+        op = msg.get("op")
+        if op == "ret":
+            return msg.get("value")
+        if op == "exc":
+            raise _exc_class(msg.get("type", ""))(msg.get("msg", ""))
+        serve(msg)
+
+
+def _ensure_salt_exceptions():
+    """Makes salt.exceptions importable when the compatibility package is
+    not there (a minimal stand-in, in memory only)."""
+    try:
+        import salt.exceptions  # noqa: F401
+        return
+    except ImportError:
+        pass
+    salt = sys.modules.get("salt") or types.ModuleType("salt")
+    salt.__path__ = []
+    exc = types.ModuleType("salt.exceptions")
+
+    class SaltException(Exception):
+        pass
+
+    exc.SaltException = SaltException
+    for name in ("CommandExecutionError", "SaltInvocationError", "SaltRenderError",
+                 "CommandNotFoundError", "MinionError", "SaltReqTimeoutError"):
+        cls = type(name, (SaltException,), {})
+        cls.__module__ = "salt.exceptions"
+        setattr(exc, name, cls)
+    SaltException.__module__ = "salt.exceptions"
+    salt.exceptions = exc
+    sys.modules["salt"] = salt
+    sys.modules["salt.exceptions"] = exc
+
+
+class Funcs(dict):
+    """A loader dict (__salt__, __states__, __utils__): Python functions
+    first, brine's Go functions through call_go."""
+
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+        self.go = set()
+
+    def __contains__(self, key):
+        return dict.__contains__(self, key) or key in self.go
+
+    def __getitem__(self, key):
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        if key in self.go:
+            kind = self.kind
+
+            def proxy(*args, **kwargs):
+                return call_go(kind, key, args, kwargs)
+
+            proxy.__name__ = key
+            return proxy
+        raise KeyError(key)
+
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+
+class Packed:
+    """What every loaded module gets injected (Salt's loader pack)."""
+
+    def __init__(self):
+        self.opts = {}
+        self.grains = {}
+        self.pillar = {}
+        self.context = {}
+        self.salt = Funcs("exec")
+        self.states = Funcs("state")
+        self.utils = Funcs("utils")
+        self.renderers = {}
+        self.modules = {}  # (kind, name) -> module
+
+
+P = Packed()
+
+TAGS = {"modules": "module", "states": "states", "grains": "grains",
+        "utils": "utils", "renderers": "render"}
+
+
+def _inject(mod, kind):
+    mod.__opts__ = P.opts
+    mod.__grains__ = P.grains
+    mod.__pillar__ = P.pillar
+    mod.__context__ = P.context
+    mod.__salt__ = P.salt
+    mod.__utils__ = P.utils
+    if kind == "states":
+        mod.__states__ = P.states
+        mod.__low__ = {}
+        mod.__running__ = {}
+        mod.__instance_id__ = 0
+        mod.__env__ = P.opts.get("saltenv") or "base"
+
+
+def _files(root):
+    out = []
+    if not os.path.isdir(root):
+        return out
+    for base, dirs, names in os.walk(root):
+        dirs.sort()
+        for n in sorted(names):
+            if n.endswith(".py") and not n.startswith("__"):
+                out.append(os.path.join(base, n))
+    return out
+
+
+def load_kind(kind, root):
+    """Loads every module of kind under root; returns its functions, the
+    modules that replaced nothing, and the load errors."""
+    funcs, errors, names = [], [], []
+    for path in _files(root):
+        rel = os.path.relpath(path, root)[:-3].replace(os.sep, ".")
+        name = rel.rsplit(".", 1)[-1]
+        modname = "salt.loaded.ext.%s.%s" % (TAGS.get(kind, kind), rel)
+        try:
+            spec = importlib.util.spec_from_file_location(modname, path)
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[modname] = mod
+            _inject(mod, kind)
+            spec.loader.exec_module(mod)
+            _inject(mod, kind)
+            if hasattr(mod, "__init__") and callable(mod.__init__) and not isinstance(mod.__init__, type(object.__init__)):
+                init = getattr(mod, "__init__")
+                if inspect.isfunction(init):
+                    init(P.opts)
+            vname = name
+            if hasattr(mod, "__virtual__"):
+                virt = mod.__virtual__()
+                if isinstance(virt, tuple):
+                    virt = virt[0]
+                if virt is False or virt is None:
+                    continue
+                if isinstance(virt, str):
+                    vname = virt
+                elif hasattr(mod, "__virtualname__"):
+                    vname = mod.__virtualname__
+        except Exception as exc:  # noqa: BLE001
+            errors.append({"path": path, "msg": "%s: %s" % (type(exc).__name__, exc),
+                           "tb": format_tb()})
+            continue
+        P.modules[(kind, vname)] = mod
+        names.append(vname)
+        alias = getattr(mod, "__func_alias__", {}) or {}
+        for attr in sorted(vars(mod)):
+            if attr.startswith("_"):
+                continue
+            fn = getattr(mod, attr)
+            if not inspect.isfunction(fn):
+                continue
+            full = "%s.%s" % (vname, alias.get(attr, attr))
+            target = {"modules": P.salt, "states": P.states, "utils": P.utils}.get(kind)
+            if target is not None:
+                dict.__setitem__(target, full, fn)
+            if kind == "renderers" and attr == "render":
+                P.renderers[vname] = fn
+            funcs.append({"name": full, "doc": inspect.getdoc(fn) or "",
+                          "kwargs": _takes_kwargs(fn), "params": _spec(fn)})
+    return {"functions": funcs, "errors": errors, "modules": names}
+
+
+def _takes_kwargs(fn):
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return True
+    return any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
+
+
+def _params(fn):
+    try:
+        return list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return []
+
+
+def _jsonable(v):
+    return v is None or isinstance(v, (str, int, float, bool, list, dict))
+
+
+def _spec(fn):
+    """The named parameters of fn: name, required, default."""
+    out = []
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return out
+    for p in params:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        req = p.default is p.empty
+        out.append({"name": p.name, "required": req,
+                    "default": None if req or not _jsonable(p.default) else p.default})
+    return out
+
+
+def _find(kind, fun):
+    table = {"exec": P.salt, "state": P.states, "utils": P.utils}[kind]
+    if not dict.__contains__(table, fun):
+        raise KeyError("'%s' is not available." % fun)
+    return dict.__getitem__(table, fun)
+
+
+def op_call(msg):
+    fn = _find(msg.get("kind", "exec"), msg["fun"])
+    kwargs = msg.get("kwargs") or {}
+    if not _takes_kwargs(fn):
+        kwargs = {k: v for k, v in kwargs.items() if not k.startswith("__pub_")}
+    low = msg.get("low")
+    if low is not None:
+        mod = sys.modules.get(fn.__module__)
+        if mod is not None:
+            mod.__low__ = low
+            mod.__env__ = low.get("__env__", "base")
+            mod.__sls__ = low.get("__sls__")
+            mod.__id__ = low.get("__id__")
+            mod.__running__ = msg.get("running") or {}
+            mod.__instance_id__ = id(mod)
+    return fn(*msg.get("args") or [], **kwargs)
+
+
+def op_grains(msg):
+    """Runs every public function of the custom grain modules in name
+    order; returns the merged dict (non-dict returns ignored)."""
+    out = {}
+    for (kind, _name), mod in sorted(P.modules.items(), key=lambda kv: kv[0][1]):
+        if kind != "grains":
+            continue
+        for attr in sorted(vars(mod)):
+            fn = getattr(mod, attr)
+            if attr.startswith("_") or not inspect.isfunction(fn):
+                continue
+            params = _params(fn)
+            if "grains" in params:
+                base = dict(P.grains)
+                base.update(out)
+                ret = fn(grains=base)
+            else:
+                ret = fn()
+            if isinstance(ret, dict):
+                out.update(ret)
+    return out
+
+
+def format_tb():
+    """The current exception's traceback without the worker's own frames
+    (the user's code comes first, as in Salt's output)."""
+    etype, exc, tb = sys.exc_info()
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next
+    return "".join(traceback.format_exception(etype, exc, tb))
+
+
+def _sls_module(path, name, dunders):
+    loader = importlib.machinery.SourceFileLoader(name, path)
+    spec = importlib.util.spec_from_loader(name, loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    for k, v in dunders.items():
+        setattr(mod, k, v)
+    return mod
+
+
+def op_render_py(msg):
+    """Salt's py renderer: import the file, set the dunders, call run()."""
+    path = msg["path"]
+    name = os.path.basename(path).rsplit(".", 1)[0]
+    saltenv = msg.get("saltenv", "base")
+    sls = msg.get("sls", "")
+    pillar = msg.get("pillar")
+    if pillar is None:
+        pillar = P.pillar
+    grains = msg.get("grains")
+    if grains is None:
+        grains = P.grains
+    d = {"__salt__": P.salt, "salt": P.salt, "__grains__": grains, "grains": grains,
+         "__pillar__": pillar, "pillar": pillar, "__opts__": P.opts, "opts": P.opts,
+         "__env__": saltenv, "saltenv": saltenv, "__sls__": sls, "sls": sls}
+    try:
+        mod = _sls_module(path, name, d)
+    except Exception as exc:  # noqa: BLE001
+        return {"import_error": str(exc), "tb": format_tb()}
+    if not hasattr(mod, "run"):
+        return {"import_error": "Python SLS %s has no run() function" % path, "tb": ""}
+    try:
+        data = mod.run()
+    except Exception:  # noqa: BLE001
+        return {"run_error": format_tb()}
+    return {"data": data}
+
+
+def op_render(msg):
+    """A custom renderer: render(data, saltenv, sls, argline=..., ...)."""
+    fn = P.renderers[msg["name"]]
+    kw = {"saltenv": msg.get("saltenv", "base"), "sls": msg.get("sls", "")}
+    params = _params(fn)
+    if "argline" in params or _takes_kwargs(fn):
+        kw["argline"] = msg.get("argline", "")
+    if not _takes_kwargs(fn):
+        kw = {k: v for k, v in kw.items() if k in params}
+    src = msg.get("src", "")
+    return fn(io.StringIO(src), **kw)
+
+
+def op_init(msg):
+    for key in ("opts", "grains", "pillar"):
+        if key in msg:
+            target = getattr(P, key)
+            target.clear()
+            target.update(msg[key] or {})
+    for key, table in (("exec", P.salt), ("state", P.states)):
+        if key in msg.get("go", {}):
+            table.go = set(msg["go"][key])
+    return True
+
+
+def op_load(msg):
+    ret = load_kind(msg["kind"], msg["root"])
+    if msg["kind"] == "modules":
+        # a custom module replaces the builtin module of the same name
+        for name in ret["modules"]:
+            P.salt.go = {f for f in P.salt.go if not f.startswith(name + ".")}
+    if msg["kind"] == "states":
+        for name in ret["modules"]:
+            P.states.go = {f for f in P.states.go if not f.startswith(name + ".")}
+    return ret
+
+
+OPS = {"call": op_call, "init": op_init, "load": op_load, "grains": op_grains,
+       "render_py": op_render_py, "render": op_render, "ping": lambda m: True}
+
+
+def _exc_reply(exc):
+    cls = type(exc)
+    name = cls.__name__
+    if cls.__module__ not in ("builtins", "__main__"):
+        name = cls.__module__ + "." + name
+    tb = format_tb()
+    return {"op": "exc", "type": name, "msg": str(exc), "tb": tb}
+
+
+def serve(msg):
+    try:
+        value = OPS[msg["op"]](msg)
+    except WorkerDied:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        send(_exc_reply(exc))
+        return
+    send({"op": "ret", "value": value})
+
+
+def main():
+    if len(sys.argv) > 1:
+        sys.path.insert(0, sys.argv[1])
+    _ensure_salt_exceptions()
+    while True:
+        try:
+            msg = recv()
+        except WorkerDied:
+            return
+        try:
+            serve(msg)
+        except WorkerDied:
+            return
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+package pyext
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"time"
+
+	"brine/internal/execmod"
+	"brine/internal/value"
+)
+
+// serviceName is the execmod.Context service holding a run's session.
+const serviceName = "pyext"
+
+// defaultTimeout bounds one call into Python unless the minion option
+// pyext_timeout (seconds) says otherwise.
+const defaultTimeout = 300 * time.Second
+
+// session is the Python side of one run: its worker, started on first
+// need, and what was loaded into it.
+type session struct {
+	ctx    *execmod.Context
+	w      *Worker
+	err    error
+	loaded map[string]bool // kinds loaded into the worker
+}
+
+func sessionOf(ctx *execmod.Context) *session {
+	if s, ok := ctx.Service(serviceName).(*session); ok {
+		return s
+	}
+	s := &session{ctx: ctx, loaded: map[string]bool{}}
+	ctx.SetService(serviceName, s)
+	return s
+}
+
+// WorkerFor returns the run's worker, starting it (and sending it the
+// run's opts, grains and pillar) on first need. what names the file that
+// needs Python, for the error when python3 is missing.
+func WorkerFor(ctx *execmod.Context, what string) (*Worker, error) {
+	s := sessionOf(ctx)
+	if s.w != nil || s.err != nil {
+		return s.w, s.err
+	}
+	base := os.TempDir()
+	if cd, ok := ctx.Opts.Get("cachedir"); ok {
+		if d, ok := cd.(string); ok && d != "" {
+			if err := os.MkdirAll(d, 0o755); err == nil {
+				base = d
+			}
+		}
+	}
+	w, err := Start(base)
+	if err != nil {
+		s.err = fmt.Errorf("%s needs Python: %w", what, err)
+		return nil, s.err
+	}
+	w.Timeout = timeoutOf(ctx.Opts)
+	w.Handler = s.handle
+	slog.Debug(fmt.Sprintf("Started the python worker for %s in %s", what, w.Started))
+	s.w = w
+	if err := s.sync(); err != nil {
+		s.err = err
+		return nil, err
+	}
+	return w, nil
+}
+
+func timeoutOf(opts *value.Map) time.Duration {
+	if v, ok := opts.Get("pyext_timeout"); ok {
+		switch t := v.(type) {
+		case int64:
+			return time.Duration(t) * time.Second
+		case float64:
+			return time.Duration(t * float64(time.Second))
+		case string:
+			if f, err := strconv.ParseFloat(t, 64); err == nil {
+				return time.Duration(f * float64(time.Second))
+			}
+		}
+	}
+	return defaultTimeout
+}
+
+// sync sends the run's opts, grains and pillar and the names of brine's
+// own functions to the worker.
+func (s *session) sync() error {
+	reg := s.ctx.Registry
+	if reg == nil {
+		reg = execmod.Default
+	}
+	goNames := []any{}
+	for _, n := range reg.Names() {
+		goNames = append(goNames, n)
+	}
+	msg := value.MapOf("op", "init",
+		"opts", s.ctx.Opts, "grains", s.ctx.Grains, "pillar", s.ctx.Pillar,
+		"go", value.MapOf("exec", value.NewList(goNames...), "state", value.NewList(stateNames()...)))
+	_, err := s.w.Request(msg)
+	return err
+}
+
+// handle serves the worker's calls into brine.
+func (s *session) handle(kind, fun string, args []any, kwargs *value.Map) (any, error) {
+	switch kind {
+	case "state":
+		return callState(s.ctx, fun, args, kwargs)
+	default:
+		return s.ctx.Call(fun, args, kwargs)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"brine/internal/render"
 	"brine/internal/value"
 )
 
@@ -23,6 +24,10 @@ type Context struct {
 
 	// Files reads salt:// files; nil when the run has no file server.
 	Files FileSource
+
+	// Renderers is the run's renderer registry for templates rendered
+	// through RenderContext; nil means render.Default.
+	Renderers *render.Registry
 
 	// Values is Salt's __context__: a per-run scratch space modules share
 	// (caches, flags). Keys should be prefixed with the module name.

@@ -19,6 +19,7 @@ func (c *Context) RenderContext(saltenv string) *render.Context {
 		Pillar:   c.Pillar,
 		Opts:     c.Opts,
 		Services: map[string]any{"execmod": c},
+		Registry: c.Renderers,
 	}
 	if c.Files != nil {
 		rc.Loader = c.Files

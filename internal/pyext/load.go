@@ -54,7 +54,7 @@ func Load(ctx *execmod.Context) error {
 		case "states":
 			registerStates(ctx, w, m)
 		case "renderers":
-			registerRenderers(ctx, m)
+			registerRenderers(ctx, w, m)
 		}
 	}
 	return nil

@@ -134,5 +134,3 @@ func pyStateFunction(w *Worker, fm *value.Map) *statemod.Function {
 	return f
 }
 
-// registerRenderers registers the loaded Python renderers.
-func registerRenderers(ctx *execmod.Context, m *value.Map) {}

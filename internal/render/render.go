@@ -498,3 +498,17 @@ func (e *PipelineError) Explain() string {
 
 // IsNotExist reports whether err means a missing file.
 func IsNotExist(err error) bool { return err != nil && errorsIs(err, fs.ErrNotExist) }
+
+// Clone returns a copy of r that one run may change (custom renderers
+// from the extension module cache are added to a run's copy only).
+func (r *Registry) Clone() *Registry {
+	c := &Registry{entries: make(map[string]*Entry, len(r.entries))}
+	for n, e := range r.entries {
+		c.entries[n] = e
+	}
+	return c
+}
+
+// Replace registers e, replacing a renderer of the same name (a custom
+// renderer replaces the builtin one): for a run's registry, never Default.
+func (r *Registry) Replace(e *Entry) { r.entries[e.Name] = e }

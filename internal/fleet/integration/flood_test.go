@@ -19,17 +19,16 @@ func TestMinionFlood(t *testing.T) {
 	c := fleet(t)
 	atk := dialAs(t, c, "web1")
 	grains := map[string]any{"id": "web1", "pad": strings.Repeat("x", 600<<10)}
-	_, big, err := proto.NewRequest(proto.PillarRequest{Grains: proto.ValueJSON{V: grains}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	before := masterRSS(t, c)
 	logBefore := len(strings.Split(c.log("master"), "\n"))
 	deadline := time.Now().Add(4 * time.Second)
 	sent := 0
 	for time.Now().Before(deadline) && sent < 2000 {
-		// Fresh nonces are not needed for the flood: the master must bound
-		// what it queues whatever the requests hold.
+		// Valid requests (fresh nonces), each a pillar compilation.
+		_, big, err := proto.NewRequest(proto.PillarRequest{Grains: proto.ValueJSON{V: grains}})
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := atk.PublishRequest(proto.ReqSubject("web1", proto.ReqPillar), proto.InboxPrefix("web1")+".x", big); err != nil {
 			t.Fatal(err)
 		}

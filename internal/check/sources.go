@@ -67,12 +67,43 @@ func (c *checker) checkSources(chunks []*value.Map) {
 			c.missingSource(r, env, missing, spec.dir)
 			continue
 		}
+		c.checkSourceHash(r, env)
 		if spec.template && found != "" && strings.HasPrefix(found, "salt://") {
 			if engine := str(ch, "template"); engine != "" {
 				c.renderSource(r, env, found, engine)
 			}
 		}
 	}
+}
+
+// checkSourceHash reports a source_hash naming a salt:// file (a hash
+// file) that is in no file root.
+func (c *checker) checkSourceHash(r chunkRef, env string) {
+	h := str(r.low, "source_hash")
+	rel, uenv, ok := fileserver.ParseURL(h)
+	if !ok {
+		return
+	}
+	if uenv == "" {
+		uenv = env
+	}
+	if c.sourceExists(uenv, rel, false) {
+		return
+	}
+	d := &diag.Diagnostic{
+		Summary: fmt.Sprintf("Source hash file %s not found in saltenv '%s'", h, uenv),
+		Detail:  fmt.Sprintf("ID %q (%s.%s) takes its source_hash from %s, which is in no file root of saltenv %q: the state fails when it runs.%s", r.id, r.state, str(r.low, "fun"), h, uenv, didYouMean(prefixed("salt://", c.nearestFile(uenv, rel)))),
+	}
+	c.placeArg(d, r, "source_hash", h)
+	c.add(d)
+}
+
+// prefixed is p+s, or "" when s is.
+func prefixed(p, s string) string {
+	if s == "" {
+		return ""
+	}
+	return p + s
 }
 
 // sourceURLs lists a source argument's URLs: a string, or a list of

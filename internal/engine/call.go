@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime/debug"
@@ -147,7 +148,7 @@ func (r *runner) call(low *value.Map, chunks []*value.Map, running *value.Map, r
 			} else {
 				out, err := runFunc(c)
 				if err != nil {
-					ret = exceptionRet(low, args, err.Error())
+					ret = exceptionRet(low, args, exceptionText(err))
 				} else {
 					ret = out
 				}
@@ -356,6 +357,17 @@ func unify(ret *value.Map) {
 			ret.Set("result", value.Truthy(res))
 		}
 	}
+}
+
+// exceptionText is what Salt's comment quotes of an exception: the Python
+// traceback when the error carries one (a Python extension's), else its
+// message.
+func exceptionText(err error) string {
+	var tb interface{ PyTraceback() string }
+	if errors.As(err, &tb) && tb.PyTraceback() != "" {
+		return tb.PyTraceback()
+	}
+	return err.Error()
 }
 
 func exceptionRet(low, args *value.Map, msg string) *value.Map {

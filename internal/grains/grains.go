@@ -68,6 +68,13 @@ func Collect(opts *value.Map) (*value.Map, error) {
 		id, _ = v.(string)
 	}
 	g := Core(id)
+	if CustomHook != nil {
+		// custom grains go over the core ones; the grains file and
+		// opts["grains"] still win over them
+		if c := CustomHook(opts, g); c != nil {
+			g.Update(c)
+		}
+	}
 	var ferr error
 	if path := StaticPath(opts); path != "" {
 		static, err := ReadStatic(path)
@@ -89,6 +96,11 @@ func Collect(opts *value.Map) (*value.Map, error) {
 	}
 	return g, ferr
 }
+
+// CustomHook, when set (by the package that runs Salt's custom grain
+// modules), returns the custom grains of the minion given its options and
+// core grains, or nil when there are none.
+var CustomHook func(opts, core *value.Map) *value.Map
 
 // Merge returns core with static grains set over it (Salt's
 // grains.update(opts["grains"])).

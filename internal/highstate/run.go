@@ -189,6 +189,12 @@ func (r *Run) refresh(low, ret *value.Map) {
 	if v, _ := ret.Get("changes"); !value.Truthy(v) {
 		return
 	}
+	r.recompilePillar()
+}
+
+// recompilePillar compiles the run's pillar again (with the call's pillar
+// override and pillarenv), for the states run after it.
+func (r *Run) recompilePillar() {
 	svc, ok := r.Ctx.Service("pillar").(pillarCompiler)
 	if !ok {
 		return
@@ -209,7 +215,7 @@ func (r *Run) refresh(low, ret *value.Map) {
 	opts.Set("pillarenv", strOrNil(pillarenv))
 	fresh, err := svc.Compile(opts, r.Ctx.Grains, optString(r.Opts, "id", ""), r.Saltenv, penv, override, nil)
 	if err != nil {
-		slog.Warn("reload_pillar failed", "err", err)
+		slog.Warn("pillar refresh failed", "err", err)
 		return
 	}
 	r.Ctx.Pillar = fresh
@@ -432,6 +438,9 @@ func (r *Run) callHighstate(kwargs *value.Map, whitelist any, test bool) (any, *
 	errs := top.Verify(t)
 	matches, err := r.TopMatches(t)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := r.autoSync(matches); err != nil {
 		return nil, nil, err
 	}
 	if matches.Len() == 0 {

@@ -90,9 +90,29 @@ func init() {
 	}
 }
 
+func init() {
+	execmod.Register("saltutil.refresh_modules", saltutilRefreshModules,
+		"Reload the custom modules of the extension module cache into the run; like refresh_pillar, false when no minion listens (salt-call --local).")
+}
+
+// saltutilRefreshModules is Salt's refresh_modules, which fires the
+// module_refresh event and returns whether firing worked: the modules are
+// loaded again here, and the answer is what refresh_pillar answers (a
+// local run has no minion listening: False).
+func saltutilRefreshModules(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	if len(args) > 0 {
+		return nil, &execmod.InvocationError{Msg: fmt.Sprintf("refresh_modules() takes 0 positional arguments but %d were given", len(args))}
+	}
+	if err := pyext.Reload(ctx, ""); err != nil {
+		return nil, err
+	}
+	_, listening := ctx.Service(pillarRefreshService).(pillarRefresher)
+	return listening, nil
+}
+
 // syncArgs binds Salt's sync_* arguments and returns the environments to
-// sync: saltenv when given ("a,b" or a list), else the call's saltenv,
-// else base.
+// sync: saltenv when given ("a,b" or a list), else the environments the
+// top file matches (else base).
 func syncArgs(fun string, ctx *execmod.Context, args []any, kwargs *value.Map) ([]string, error) {
 	vals, _, err := execmod.Bind(fun, args, kwargs,
 		execmod.Opt("saltenv", nil),
@@ -113,7 +133,30 @@ func syncArgs(fun string, ctx *execmod.Context, args []any, kwargs *value.Map) (
 		}
 		return out, nil
 	}
-	return []string{ctx.SaltenvOr("base")}, nil
+	return topFileEnvs(ctx), nil
+}
+
+// topFileEnvs is Salt's _get_top_file_envs: the environments the top file
+// matches for this minion, else base (cached in __context__ for the run).
+func topFileEnvs(ctx *execmod.Context) []string {
+	const key = "saltutil._top_file_envs"
+	if envs, ok := ctx.Values[key].([]string); ok {
+		return envs
+	}
+	envs := []string{"base"}
+	if top, err := ctx.Call("state.show_top", nil, nil); err == nil {
+		if m, ok := top.(*value.Map); ok && m.Len() > 0 {
+			envs = envs[:0]
+			m.Range(func(k, _ any) bool {
+				envs = append(envs, execmod.String(k))
+				return true
+			})
+		}
+	}
+	if ctx.Values != nil {
+		ctx.Values[key] = envs
+	}
+	return envs
 }
 
 // syncKind syncs one kind; kinds brine runs no Python for are still

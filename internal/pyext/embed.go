@@ -23,55 +23,86 @@ import (
 	"sync"
 )
 
-//go:embed python
+// The worker and the salt compatibility package ("all:" keeps the
+// __init__.py files; __pycache__ directories are skipped when extracting).
+//
+//go:embed python/brine_worker.py all:python/salt
 var pyFS embed.FS
 
+// skipped reports whether an embedded path is left out of the extracted
+// tree (byte-code caches).
+func skipped(d fs.DirEntry) bool { return d.IsDir() && d.Name() == "__pycache__" }
+
 var (
-	extractOnce sync.Once
-	extractDir  string
-	extractErr  error
+	extractMu   sync.Mutex
+	extractHash string
+	extracted   = map[string]bool{} // directories written by this process
 )
 
+// contentHash names the embedded tree's version.
+func contentHash() string {
+	if extractHash != "" {
+		return extractHash
+	}
+	h := sha256.New()
+	_ = fs.WalkDir(pyFS, "python", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if skipped(d) {
+			return fs.SkipDir
+		}
+		if d.IsDir() {
+			return nil
+		}
+		b, _ := pyFS.ReadFile(p)
+		fmt.Fprintf(h, "%s\x00%d\x00", p, len(b))
+		h.Write(b)
+		return nil
+	})
+	extractHash = hex.EncodeToString(h.Sum(nil))[:16]
+	return extractHash
+}
+
 // extract writes the embedded Python tree (the worker and the salt
-// compatibility package) under base, once per process, and returns the
+// compatibility package) under base, once per run, and returns the
 // directory that goes first on the worker's sys.path. The directory name
 // carries a hash of the content, so a changed brine never runs stale files.
 func extract(base string) (string, error) {
-	extractOnce.Do(func() {
-		h := sha256.New()
-		_ = fs.WalkDir(pyFS, "python", func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			b, _ := pyFS.ReadFile(p)
-			fmt.Fprintf(h, "%s\x00%d\x00", p, len(b))
-			h.Write(b)
-			return nil
-		})
-		dir := filepath.Join(base, "brine-python-"+hex.EncodeToString(h.Sum(nil))[:16])
-		if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
-			extractDir = dir
-			return
+	extractMu.Lock()
+	defer extractMu.Unlock()
+	dir := filepath.Join(base, "brine-python-"+contentHash())
+	if extracted[dir] {
+		return dir, nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
+		extracted[dir] = true
+		return dir, nil
+	}
+	err := fs.WalkDir(pyFS, "python", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
 		}
-		extractErr = fs.WalkDir(pyFS, "python", func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel("python", p)
-			dst := filepath.Join(dir, rel)
-			if d.IsDir() {
-				return os.MkdirAll(dst, 0o755)
-			}
-			b, err := pyFS.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(dst, b, 0o644)
-		})
-		if extractErr == nil {
-			extractErr = os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o644)
+		if skipped(d) {
+			return fs.SkipDir
 		}
-		extractDir = dir
+		rel, _ := filepath.Rel("python", p)
+		dst := filepath.Join(dir, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := pyFS.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
 	})
-	return extractDir, extractErr
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o644)
+	}
+	if err != nil {
+		return "", err
+	}
+	extracted[dir] = true
+	return dir, nil
 }

@@ -1,6 +1,7 @@
 package pyext
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -121,8 +122,12 @@ func registerExec(ctx *execmod.Context, w *Worker, m *value.Map) {
 // pyExecFunc is the execmod.Func of a Python execution function.
 func pyExecFunc(w *Worker, name string) execmod.Func {
 	return func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-		return w.Request(value.MapOf("op", "call", "kind", "exec", "fun", name,
+		ret, err := w.Request(value.MapOf("op", "call", "kind", "exec", "fun", name,
 			"args", value.NewList(args...), "kwargs", kwargs))
+		if rc, ok := w.takeRetcode().(int64); ok {
+			ctx.SetRetcode(int(rc))
+		}
+		return ret, nameWorkerError(err, name)
 	}
 }
 
@@ -151,4 +156,17 @@ func Setupable(ctx *execmod.Context) bool {
 		}
 	}
 	return false
+}
+
+// nameWorkerError adds the Python function's name to a failure of the
+// worker itself (died, timed out); Python exceptions pass unchanged.
+func nameWorkerError(err error, name string) error {
+	if err == nil {
+		return nil
+	}
+	var pe *PyError
+	if errors.As(err, &pe) {
+		return err
+	}
+	return &execmod.CommandExecutionError{Msg: fmt.Sprintf("%s (python): %s", name, err)}
 }

@@ -44,18 +44,13 @@ func WorkerFor(ctx *execmod.Context, what string) (*Worker, error) {
 	if s.w != nil || s.err != nil {
 		return s.w, s.err
 	}
-	base := os.TempDir()
-	if cd, ok := ctx.Opts.Get("cachedir"); ok {
-		if d, ok := cd.(string); ok && d != "" {
-			if err := os.MkdirAll(d, 0o755); err == nil {
-				base = d
-			}
+	w := takeEarly()
+	if w == nil {
+		var err error
+		if w, err = Start(baseDir(ctx.Opts)); err != nil {
+			s.err = fmt.Errorf("%s needs Python: %w", what, err)
+			return nil, s.err
 		}
-	}
-	w, err := Start(base)
-	if err != nil {
-		s.err = fmt.Errorf("%s needs Python: %w", what, err)
-		return nil, s.err
 	}
 	w.Timeout = timeoutOf(ctx.Opts)
 	w.Handler = s.handle
@@ -66,6 +61,19 @@ func WorkerFor(ctx *execmod.Context, what string) (*Worker, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// baseDir is where the embedded Python is extracted: the minion's
+// cachedir when it can be created, else the temporary directory.
+func baseDir(opts *value.Map) string {
+	if cd, ok := opts.Get("cachedir"); ok {
+		if d, ok := cd.(string); ok && d != "" {
+			if err := os.MkdirAll(d, 0o755); err == nil {
+				return d
+			}
+		}
+	}
+	return os.TempDir()
 }
 
 func timeoutOf(opts *value.Map) time.Duration {

@@ -123,7 +123,7 @@ func pyStateFunction(w *Worker, fm *value.Map) *statemod.Function {
 			if errors.As(err, &pe) {
 				return nil, &stateException{pe}
 			}
-			return nil, err
+			return nil, nameWorkerError(err, name)
 		}
 		m, ok := ret.(*value.Map)
 		if !ok {
@@ -133,4 +133,3 @@ func pyStateFunction(w *Worker, fm *value.Map) *statemod.Function {
 	}
 	return f
 }
-

@@ -64,14 +64,12 @@ func fileRoots(opts *value.Map, saltenv string) []string {
 
 // Sync copies the files of salt://_<kind> in each of saltenvs into the
 // extension module cache (extmods/<kind>/, subdirectories kept), as Salt's
-// saltutil.sync_<kind>: it returns "<kind>.<name>" for every file added or
+// saltutil.sync_<kind> (but creating no directory when there is nothing
+// to copy): it returns "<kind>.<name>" for every file added or
 // changed, sorted bytewise, and removes cached files no longer in the
 // source (clean_dynamic_modules, unless the option is False).
 func Sync(opts *value.Map, kind string, saltenvs []string) ([]string, error) {
 	dest := filepath.Join(ExtmodsDir(opts), kind)
-	if err := os.MkdirAll(dest, 0o700); err != nil {
-		return nil, err
-	}
 	remote := map[string]string{} // relpath -> source file
 	for _, env := range saltenvs {
 		for _, root := range fileRoots(opts, env) {

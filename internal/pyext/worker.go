@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"brine/internal/value"
@@ -18,8 +19,12 @@ import (
 // __salt__, "state" for __states__.
 type Handler func(kind, fun string, args []any, kwargs *value.Map) (any, error)
 
-// Worker is one python3 process. Requests are served one at a time; a
-// call back into brine may make nested requests on the same goroutine.
+// Worker is one python3 process. Requests are served one at a time. While
+// the worker waits for a call back into brine (Handler), the handler may
+// make nested requests: a request made while a call back is being served
+// is taken as nested, so a worker must not be used from a second goroutine
+// in the middle of another's request (brine's runs call Python from one
+// goroutine; states with parallel: True are the exception to avoid).
 type Worker struct {
 	// Handler serves calls back into brine; nil refuses them.
 	Handler Handler
@@ -27,19 +32,16 @@ type Worker struct {
 	// kills the worker.
 	Timeout time.Duration
 
-	mu     sync.Mutex
-	depth  int // nesting of requests on the serving goroutine
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	frames chan frameOrErr
-	dead   error
+	mu       sync.Mutex
+	depth    int // nesting of requests on the serving goroutine
+	cmd      *exec.Cmd
+	stdin    io.WriteCloser
+	stdout   *bufio.Reader
+	dead     error
+	timedOut atomic.Bool
+	retcode  any // __context__["retcode"] of the last exec call, if set
 	// Started is how long starting the process took.
 	Started time.Duration
-}
-
-type frameOrErr struct {
-	m   *value.Map
-	err error
 }
 
 // ErrNoPython is returned when python3 cannot be found.
@@ -83,21 +85,9 @@ func Start(base string) (*Worker, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", py, err)
 	}
-	w := &Worker{cmd: cmd, stdin: in, frames: make(chan frameOrErr, 1)}
-	go w.readLoop(bufio.NewReaderSize(out, 1<<16))
+	w := &Worker{cmd: cmd, stdin: in, stdout: bufio.NewReaderSize(out, 1<<16)}
 	w.Started = time.Since(t0)
 	return w, nil
-}
-
-func (w *Worker) readLoop(r *bufio.Reader) {
-	for {
-		m, err := readFrame(r)
-		w.frames <- frameOrErr{m, err}
-		if err != nil {
-			close(w.frames)
-			return
-		}
-	}
 }
 
 // Close ends the worker (closing its stdin makes it exit) and waits for it.
@@ -137,33 +127,35 @@ func (w *Worker) Request(msg *value.Map) (any, error) {
 	if err := writeFrame(w.stdin, msg); err != nil {
 		return nil, w.fail(fmt.Errorf("the python worker died: %w", err))
 	}
-	var timer <-chan time.Time
-	if w.Timeout > 0 {
-		t := time.NewTimer(w.Timeout)
+	if w.Timeout > 0 && w.depth == 0 {
+		// a request that takes too long kills the worker, which ends the
+		// blocking read below
+		t := time.AfterFunc(w.Timeout, func() {
+			w.timedOut.Store(true)
+			_ = w.cmd.Process.Kill()
+		})
 		defer t.Stop()
-		timer = t.C
 	}
 	for {
-		var f frameOrErr
-		var ok bool
-		select {
-		case f, ok = <-w.frames:
-		case <-timer:
-			_ = w.cmd.Process.Kill()
-			return nil, w.fail(fmt.Errorf("the python worker did not answer within %s (killed)", w.Timeout))
-		}
-		if !ok || f.err != nil {
+		m, err := readFrame(w.stdout)
+		if err != nil {
+			if w.timedOut.Load() {
+				return nil, w.fail(fmt.Errorf("the python worker did not answer within %s (killed)", w.Timeout))
+			}
 			return nil, w.fail(w.exitError())
 		}
-		op, _ := f.m.Get("op")
+		op, _ := m.Get("op")
 		switch op {
 		case "ret":
-			v, _ := f.m.Get("value")
+			v, _ := m.Get("value")
+			if rc, ok := m.Get("retcode"); ok {
+				w.retcode = rc
+			}
 			return v, nil
 		case "exc":
-			return nil, pyErrorFrom(f.m)
+			return nil, pyErrorFrom(m)
 		case "call":
-			if err := w.serveCall(f.m); err != nil {
+			if err := w.serveCall(m); err != nil {
 				return nil, w.fail(err)
 			}
 		default:
@@ -241,4 +233,12 @@ func errorClass(err error) string {
 		return c.SaltExceptionClass()
 	}
 	return "salt.exceptions.CommandExecutionError"
+}
+
+// takeRetcode returns and clears the __context__["retcode"] the last
+// execution function set (nil when it set none).
+func (w *Worker) takeRetcode() any {
+	rc := w.retcode
+	w.retcode = nil
+	return rc
 }

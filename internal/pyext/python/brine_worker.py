@@ -247,7 +247,23 @@ def load_kind(kind, root):
     return {"functions": funcs, "errors": errors, "modules": names}
 
 
+_KWARGS = {}
+
+
 def _takes_kwargs(fn):
+    try:
+        return _KWARGS[fn]
+    except (KeyError, TypeError):
+        pass
+    ret = _takes_kwargs_uncached(fn)
+    try:
+        _KWARGS[fn] = ret
+    except TypeError:
+        pass
+    return ret
+
+
+def _takes_kwargs_uncached(fn):
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
@@ -435,7 +451,11 @@ def serve(msg):
     except Exception as exc:  # noqa: BLE001
         send(_exc_reply(exc))
         return
-    send({"op": "ret", "value": value})
+    reply = {"op": "ret", "value": value}
+    if msg.get("op") == "call" and msg.get("kind") == "exec" and "retcode" in P.context:
+        # salt-call reads __context__["retcode"] after the function
+        reply["retcode"] = P.context.pop("retcode")
+    send(reply)
 
 
 def main():

@@ -1,0 +1,75 @@
+package pyext
+
+import (
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+
+	"brine/internal/grains"
+	"brine/internal/value"
+)
+
+func init() { grains.CustomHook = customGrains }
+
+// early is a worker started for grain collection, before the run's
+// execution context exists; the run adopts it (WorkerFor).
+var (
+	earlyMu sync.Mutex
+	early   *Worker
+)
+
+func takeEarly() *Worker {
+	earlyMu.Lock()
+	defer earlyMu.Unlock()
+	w := early
+	early = nil
+	return w
+}
+
+// customGrains runs the custom grain modules of the cache (none: no
+// Python runs) and returns their merged grains.
+func customGrains(opts, core *value.Map) *value.Map {
+	if !hasPython(opts, "grains") {
+		return nil
+	}
+	earlyMu.Lock()
+	defer earlyMu.Unlock()
+	w := early
+	if w == nil {
+		var err error
+		w, err = Start(baseDir(opts))
+		if err != nil {
+			slog.Error(fmt.Sprintf("The custom grains in %s need Python: %s", filepath.Join(ExtmodsDir(opts), "grains"), err))
+			return nil
+		}
+		w.Timeout = timeoutOf(opts)
+		early = w
+	}
+	g, err := runGrains(w, opts, core)
+	if err != nil {
+		slog.Error(fmt.Sprintf("Custom grains failed: %s", err))
+		return nil
+	}
+	return g
+}
+
+// runGrains loads the grain modules into w and runs them.
+func runGrains(w *Worker, opts, core *value.Map) (*value.Map, error) {
+	if _, err := w.Request(value.MapOf("op", "init", "opts", opts, "grains", core)); err != nil {
+		return nil, err
+	}
+	ret, err := w.Request(value.MapOf("op", "load", "kind", "grains", "root", filepath.Join(ExtmodsDir(opts), "grains")))
+	if err != nil {
+		return nil, err
+	}
+	if m, ok := ret.(*value.Map); ok {
+		logLoadErrors(m)
+	}
+	out, err := w.Request(value.MapOf("op", "grains"))
+	if err != nil {
+		return nil, err
+	}
+	m, _ := out.(*value.Map)
+	return m, nil
+}

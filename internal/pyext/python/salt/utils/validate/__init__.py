@@ -1,0 +1,1 @@
+"""salt.utils.validate: validation helpers (brine ships salt.utils.validate.net)."""

@@ -114,6 +114,7 @@ func (r *runner) call(low *value.Map, chunks []*value.Map, running *value.Map, r
 	logExecuting(low)
 	ret := value.MapOf("result", false, "name", get(low, "name"), "changes", value.NewMap(0))
 	args, extra := f.BindArgs(low)
+	var malformed *malformedReturn // Salt's OutputUnifier replaces the return
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -147,7 +148,12 @@ func (r *runner) call(low *value.Map, chunks []*value.Map, running *value.Map, r
 				ret = r.callParallel(c, low)
 			} else {
 				out, err := runFunc(c)
-				if err != nil {
+				if errors.As(err, &malformed) {
+					if out == nil {
+						return
+					}
+					ret = out
+				} else if err != nil {
 					ret = exceptionRet(low, args, exceptionText(err))
 				} else {
 					ret = out
@@ -164,6 +170,10 @@ func (r *runner) call(low *value.Map, chunks []*value.Map, running *value.Map, r
 			}
 		}
 	}()
+	if malformed != nil && malformed.nonDict {
+		// Salt's call returns a non-dict as it is, unstamped
+		return malformed.ret()
+	}
 	unify(ret)
 	if truthy(low, "__prereq__") {
 		low.Set("__prereq__", false)
@@ -212,7 +222,26 @@ func (r *runner) call(low *value.Map, chunks []*value.Map, running *value.Map, r
 			ret.Set("comment", retryTestComment(get(ret, "comment"), rd))
 		}
 	}
+	if malformed != nil {
+		return malformed.ret()
+	}
 	return ret
+}
+
+// malformedReturn is a state return Salt's OutputUnifier("content_check")
+// refuses: a non-dict, changes that are not a dict, or missing keys. The
+// decorator wraps State.call, so it replaces the whole (already stamped)
+// result with a bare one named "later".
+type malformedReturn struct {
+	msg     string
+	nonDict bool
+}
+
+func (e *malformedReturn) Error() string { return e.msg }
+
+func (e *malformedReturn) ret() *value.Map {
+	return value.MapOf("result", false, "name", "later", "changes", value.NewMap(0),
+		"comment", "An exception occurred in this state: "+e.msg)
 }
 
 func retryTestComment(cmt any, rd *value.Map) string {
@@ -325,10 +354,10 @@ func runFunc(c *statemod.Call) (ret *value.Map, err error) {
 		return nil, err
 	}
 	if ret == nil {
-		return nil, fmt.Errorf("Malformed state return. Data must be a dictionary type.")
+		return nil, &malformedReturn{msg: "Malformed state return. Data must be a dictionary type.", nonDict: true}
 	}
 	if _, ok := get(ret, "changes").(*value.Map); !ok {
-		return nil, fmt.Errorf("'Changes' should be a dictionary.")
+		return ret, &malformedReturn{msg: "'Changes' should be a dictionary."}
 	}
 	var missing []string
 	for _, k := range []string{"name", "result", "changes", "comment"} {
@@ -337,7 +366,7 @@ func runFunc(c *statemod.Call) (ret *value.Map, err error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("The following keys were not present in the state return: %s.", strings.Join(missing, ", "))
+		return ret, &malformedReturn{msg: fmt.Sprintf("The following keys were not present in the state return: %s.", strings.Join(missing, ", "))}
 	}
 	return ret, nil
 }

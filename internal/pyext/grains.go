@@ -1,6 +1,7 @@
 package pyext
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -71,5 +72,17 @@ func runGrains(w *Worker, opts, core *value.Map) (*value.Map, error) {
 		return nil, err
 	}
 	m, _ := out.(*value.Map)
-	return m, nil
+	if m == nil {
+		return nil, nil
+	}
+	for _, e := range listOf(m, "errors") {
+		if em, ok := e.(*value.Map); ok {
+			// Salt logs it at CRITICAL (slog.LevelError+4) and goes on
+			slog.Log(context.Background(), slog.LevelError+4, fmt.Sprintf("Failed to load grains defined in grain file %s in function %s, error:\n%s",
+				str(em, "key"), str(em, "fn"), str(em, "tb")))
+		}
+	}
+	g, _ := m.Get("grains")
+	gm, _ := g.(*value.Map)
+	return gm, nil
 }

@@ -122,9 +122,9 @@ func registerExec(ctx *execmod.Context, w *Worker, m *value.Map) {
 // pyExecFunc is the execmod.Func of a Python execution function.
 func pyExecFunc(w *Worker, name string) execmod.Func {
 	return func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-		ret, err := w.Request(value.MapOf("op", "call", "kind", "exec", "fun", name,
-			"args", value.NewList(args...), "kwargs", kwargs))
-		if rc, ok := w.takeRetcode().(int64); ok {
+		ret, rc, err := w.request(value.MapOf("op", "call", "kind", "exec", "fun", name,
+			"args", value.NewList(args...), "kwargs", kwargs), handlerFor(ctx))
+		if rc, ok := rc.(int64); ok {
 			ctx.SetRetcode(int(rc))
 		}
 		return ret, nameWorkerError(err, name)

@@ -27,6 +27,16 @@ type session struct {
 	loaded map[string]bool // kinds loaded into the worker
 }
 
+// Close ends the run's worker, if one started. A process that runs many
+// jobs (a minion with multiprocessing: False) closes it at the end of each
+// job; `brine call` leaves it to exit with the process (its stdin closes).
+func (s *session) Close() error {
+	if s.w == nil {
+		return nil
+	}
+	return s.w.Close()
+}
+
 func sessionOf(ctx *execmod.Context) *session {
 	if s, ok := ctx.Service(serviceName).(*session); ok {
 		return s
@@ -110,12 +120,22 @@ func (s *session) sync() error {
 	return err
 }
 
-// handle serves the worker's calls into brine.
+// handle serves the worker's calls into brine for requests made with no
+// context of their own (rendering, loading).
 func (s *session) handle(kind, fun string, args []any, kwargs *value.Map) (any, error) {
-	switch kind {
-	case "state":
-		return callState(s.ctx, fun, args, kwargs)
-	default:
-		return s.ctx.Call(fun, args, kwargs)
+	return handlerFor(s.ctx)(kind, fun, args, kwargs)
+}
+
+// handlerFor serves the calls back of a request made by a function running
+// in ctx (a state with parallel: True runs in a copy of the run's
+// context).
+func handlerFor(ctx *execmod.Context) Handler {
+	return func(kind, fun string, args []any, kwargs *value.Map) (any, error) {
+		switch kind {
+		case "state":
+			return callState(ctx, fun, args, kwargs)
+		default:
+			return ctx.Call(fun, args, kwargs)
+		}
 	}
 }

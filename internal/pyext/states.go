@@ -3,7 +3,6 @@ package pyext
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"brine/internal/execmod"
 	"brine/internal/statemod"
@@ -117,7 +116,11 @@ func pyStateFunction(w *Worker, fm *value.Map) *statemod.Function {
 	f.Run = func(c *statemod.Call) (*value.Map, error) {
 		msg := value.MapOf("op", "call", "kind", "state", "fun", name,
 			"args", value.NewList(), "kwargs", c.Args, "low", c.Low)
-		ret, err := w.Request(msg)
+		var h Handler
+		if c.Env != nil && c.Env.Exec != nil {
+			h = handlerFor(c.Env.Exec)
+		}
+		ret, _, err := w.request(msg, h)
 		if err != nil {
 			var pe *PyError
 			if errors.As(err, &pe) {
@@ -125,10 +128,9 @@ func pyStateFunction(w *Worker, fm *value.Map) *statemod.Function {
 			}
 			return nil, nameWorkerError(err, name)
 		}
-		m, ok := ret.(*value.Map)
-		if !ok {
-			return nil, fmt.Errorf("state function %s returned %s, not a dict", name, value.Repr(ret))
-		}
+		// a non-dict return (the worker sends None) is a nil map, which the
+		// engine treats as Salt does ("Malformed state return")
+		m, _ := ret.(*value.Map)
 		return m, nil
 	}
 	return f

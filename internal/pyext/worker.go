@@ -2,12 +2,15 @@ package pyext
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,12 +22,13 @@ import (
 // __salt__, "state" for __states__.
 type Handler func(kind, fun string, args []any, kwargs *value.Map) (any, error)
 
-// Worker is one python3 process. Requests are served one at a time. While
-// the worker waits for a call back into brine (Handler), the handler may
-// make nested requests: a request made while a call back is being served
-// is taken as nested, so a worker must not be used from a second goroutine
-// in the middle of another's request (brine's runs call Python from one
-// goroutine; states with parallel: True are the exception to avoid).
+// Worker is one python3 process. Top-level requests are served one at a
+// time, whatever goroutine makes them (states with parallel: True run on
+// goroutines of their own). While the worker waits for a call back into
+// brine (Handler), the goroutine serving it holds the worker and may make
+// nested requests (a Python function calling __salt__ which calls another
+// Python function); any other goroutine waits for the top-level request to
+// end.
 type Worker struct {
 	// Handler serves calls back into brine; nil refuses them.
 	Handler Handler
@@ -32,14 +36,16 @@ type Worker struct {
 	// kills the worker.
 	Timeout time.Duration
 
-	mu       sync.Mutex
-	depth    int // nesting of requests on the serving goroutine
+	mu       sync.Mutex   // held for a top-level request, by the goroutine owner
+	owner    atomic.Int64 // id of the goroutine holding mu for a request (0: none)
+	depth    int          // nesting of requests on the owner (the owner's only)
 	cmd      *exec.Cmd
 	stdin    io.WriteCloser
 	stdout   *bufio.Reader
 	dead     error
 	timedOut atomic.Bool
-	retcode  any // __context__["retcode"] of the last exec call, if set
+	retcode  any     // __context__["retcode"] of the last exec call, if set
+	active   Handler // serves the calls back of the request in progress
 	// Started is how long starting the process took.
 	Started time.Duration
 }
@@ -86,14 +92,35 @@ func Start(base string) (*Worker, error) {
 		return nil, fmt.Errorf("starting %s: %w", py, err)
 	}
 	w := &Worker{cmd: cmd, stdin: in, stdout: bufio.NewReaderSize(out, 1<<16)}
+	if err := w.waitReady(); err != nil {
+		_ = w.Close()
+		return nil, err
+	}
 	w.Started = time.Since(t0)
 	return w, nil
 }
 
+// startTimeout bounds the start of the interpreter and the import of the
+// worker, which the per-request Timeout (pyext_timeout) does not count: a
+// loaded machine can take more than a short call's budget to start Python.
+const startTimeout = 60 * time.Second
+
+// waitReady waits for the worker to answer a ping (within startTimeout).
+func (w *Worker) waitReady() error {
+	t := w.Timeout
+	w.Timeout = startTimeout
+	_, err := w.Request(value.MapOf("op", "ping"))
+	w.Timeout = t
+	return err
+}
+
 // Close ends the worker (closing its stdin makes it exit) and waits for it.
+// It waits for a request in progress on another goroutine to end.
 func (w *Worker) Close() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	if gid := goid(); w.owner.Load() != gid {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+	}
 	if w.cmd == nil {
 		return nil
 	}
@@ -117,10 +144,39 @@ func (w *Worker) Close() error {
 // A Python exception is a *PyError; a dead or timed-out worker an error
 // saying so.
 func (w *Worker) Request(msg *value.Map) (any, error) {
-	if w.depth == 0 {
+	v, _, err := w.request(msg, nil)
+	return v, err
+}
+
+// request is Request whose calls back into brine h serves (nil: the
+// Handler, or the handler of the request it is nested in), and that also
+// returns the __context__["retcode"] the call set (nil when it set none),
+// read before another goroutine may use the worker.
+func (w *Worker) request(msg *value.Map, h Handler) (any, any, error) {
+	gid := goid()
+	if w.owner.Load() != gid {
+		// a top-level request: wait for the worker
 		w.mu.Lock()
-		defer w.mu.Unlock()
+		w.owner.Store(gid)
+		defer func() {
+			w.owner.Store(0)
+			w.mu.Unlock()
+		}()
 	}
+	if h != nil {
+		prev := w.active
+		w.active = h
+		defer func() { w.active = prev }()
+	}
+	v, err := w.roundTrip(msg)
+	rc := w.retcode
+	w.retcode = nil
+	return v, rc, err
+}
+
+// roundTrip sends msg and serves the worker's calls back into brine until
+// it answers; the caller holds the worker.
+func (w *Worker) roundTrip(msg *value.Map) (any, error) {
 	if w.dead != nil {
 		return nil, w.dead
 	}
@@ -204,11 +260,15 @@ func (w *Worker) serveCall(m *value.Map) error {
 	}
 	var ret any
 	var err error
-	if w.Handler == nil {
+	h := w.active
+	if h == nil {
+		h = w.Handler
+	}
+	if h == nil {
 		err = fmt.Errorf("'%v' is not available.", fun)
 	} else {
 		w.depth++
-		ret, err = w.Handler(fmt.Sprint(kind), fmt.Sprint(fun), args, kwargs)
+		ret, err = h(fmt.Sprint(kind), fmt.Sprint(fun), args, kwargs)
 		w.depth--
 	}
 	reply := value.NewMap(3)
@@ -235,10 +295,20 @@ func errorClass(err error) string {
 	return "salt.exceptions.CommandExecutionError"
 }
 
-// takeRetcode returns and clears the __context__["retcode"] the last
-// execution function set (nil when it set none).
-func (w *Worker) takeRetcode() any {
-	rc := w.retcode
-	w.retcode = nil
-	return rc
+// goid is the id of the calling goroutine, from the first line of its
+// stack ("goroutine 18 [running]:"). Go gives no other way to tell a
+// nested request, made by the goroutine that holds the worker while it
+// serves a call back, from a request of another goroutine.
+func goid() int64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	if i := bytes.IndexByte(b, ' '); i > 0 {
+		b = b[:i]
+	}
+	id, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		panic("pyext: cannot read the goroutine id: " + err.Error())
+	}
+	return id
 }

@@ -3,6 +3,7 @@ package minion
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -264,6 +265,7 @@ func (s *Session) run(job proto.Job, refreshed *atomic.Bool) proto.Return {
 	ctx.Test = value.Truthy(mustGet(opts, "test"))
 	ctx.SetService("config", config.FromMap(opts))
 	ctx.SetService(pillarRefreshService, pillarRefresh{s: s, done: refreshed})
+	defer endRun(ctx)
 	if err := s.Attach(ctx, needsFiles(job.Fun), needsPillar(job.Fun)); err != nil {
 		return finish("ERROR: "+err.Error(), 1)
 	}
@@ -311,6 +313,16 @@ func (s *Session) run(job proto.Job, refreshed *atomic.Bool) proto.Return {
 		}
 	}
 	return finish(v, rc)
+}
+
+// endRun closes what a job's run started that must not outlive it: the
+// python3 worker of the Python extensions, which internal/pyext keeps as
+// the run's "pyext" service (an io.Closer). A job process would end it by
+// exiting; a minion running jobs in itself must not collect one per job.
+func endRun(ctx *execmod.Context) {
+	if c, ok := ctx.Service("pyext").(io.Closer); ok {
+		_ = c.Close()
+	}
 }
 
 // safeCall runs fn, turning a panic in a function into an error so one

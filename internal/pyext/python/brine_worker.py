@@ -168,11 +168,19 @@ TAGS = {"modules": "module", "states": "states", "grains": "grains",
 
 def _inject(mod, kind):
     mod.__opts__ = P.opts
+    mod.__context__ = P.context
+    mod.__utils__ = P.utils
+    if kind == "grains":
+        # salt.loader.grain_funcs packs only __utils__ and __context__;
+        # the LazyLoader adds __grains__ (opts["grains"]: the config's
+        # static grains) and __pillar__. No __salt__: a grain module that
+        # wants one defines its own.
+        mod.__grains__ = P.opts.get("grains") or {}
+        mod.__pillar__ = P.opts.get("pillar") or {}
+        return
     mod.__grains__ = P.grains
     mod.__pillar__ = P.pillar
-    mod.__context__ = P.context
     mod.__salt__ = P.salt
-    mod.__utils__ = P.utils
     if kind == "states":
         mod.__states__ = P.states
         mod.__low__ = {}
@@ -193,6 +201,23 @@ def _files(root):
     return out
 
 
+def _exec_module(spec, mod, path, root):
+    """Imports mod with the module's own directory and the custom utils
+    directory on sys.path, as Salt's LazyLoader._load_module does (a
+    grain module may import a sibling: `import network_backend`)."""
+    added = []
+    for d in (os.path.join(os.path.dirname(root), "utils"), os.path.dirname(path)):
+        if d not in sys.path:
+            sys.path.append(d)
+            added.append(d)
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        for d in added:
+            if d in sys.path:
+                sys.path.remove(d)
+
+
 def load_kind(kind, root):
     """Loads every module of kind under root; returns its functions, the
     modules that replaced nothing, and the load errors."""
@@ -206,7 +231,7 @@ def load_kind(kind, root):
             mod = importlib.util.module_from_spec(spec)
             sys.modules[modname] = mod
             _inject(mod, kind)
-            spec.loader.exec_module(mod)
+            _exec_module(spec, mod, path, root)
             _inject(mod, kind)
             if hasattr(mod, "__init__") and callable(mod.__init__) and not isinstance(mod.__init__, type(object.__init__)):
                 init = getattr(mod, "__init__")
@@ -320,30 +345,40 @@ def op_call(msg):
             mod.__id__ = low.get("__id__")
             mod.__running__ = msg.get("running") or {}
             mod.__instance_id__ = id(mod)
-    return fn(*msg.get("args") or [], **kwargs)
+    ret = fn(*msg.get("args") or [], **kwargs)
+    if msg.get("kind") == "state" and not isinstance(ret, dict):
+        # Salt's State.call hands a non-dict on untouched and its
+        # OutputUnifier replaces it; brine only needs to know it was one
+        return None
+    return ret
 
 
 def op_grains(msg):
     """Runs every public function of the custom grain modules in name
-    order; returns the merged dict (non-dict returns ignored)."""
-    out = {}
-    for (kind, _name), mod in sorted(P.modules.items(), key=lambda kv: kv[0][1]):
+    order; returns the merged dict (non-dict returns ignored) and the
+    functions that raised (Salt logs them and goes on)."""
+    out, errors = {}, []
+    for (kind, name), mod in sorted(P.modules.items(), key=lambda kv: kv[0][1]):
         if kind != "grains":
             continue
         for attr in sorted(vars(mod)):
             fn = getattr(mod, attr)
             if attr.startswith("_") or not inspect.isfunction(fn):
                 continue
-            params = _params(fn)
-            if "grains" in params:
-                base = dict(P.grains)
-                base.update(out)
-                ret = fn(grains=base)
-            else:
-                ret = fn()
+            try:
+                params = _params(fn)
+                if "grains" in params:
+                    base = dict(P.grains)
+                    base.update(out)
+                    ret = fn(grains=base)
+                else:
+                    ret = fn()
+            except Exception:  # noqa: BLE001
+                errors.append({"key": "%s.%s" % (name, attr), "fn": repr(fn), "tb": format_tb()})
+                continue
             if isinstance(ret, dict):
                 out.update(ret)
-    return out
+    return {"grains": out, "errors": errors}
 
 
 def format_tb():

@@ -107,7 +107,15 @@ func Minion(args []string, stdout, stderr io.Writer) int {
 			parallel = int(n)
 		}
 	}
-	mn, err := minion.New(minion.Options{Opts: cfg.Opts(), Grains: g, Log: slog.Default(), JobProcess: jobProcess, Parallel: parallel})
+	collect := func() *value.Map {
+		grains.Refresh()
+		g, err := grains.Collect(cfg.Opts())
+		if err != nil {
+			slog.Warn(fmt.Sprintf("Bad syntax in grains file! Skipping. (%s)", err))
+		}
+		return g
+	}
+	mn, err := minion.New(minion.Options{Opts: cfg.Opts(), Grains: g, CollectGrains: collect, Log: slog.Default(), JobProcess: jobProcess, Parallel: parallel})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitGeneric

@@ -107,6 +107,17 @@ func TestPyextFleet(t *testing.T) {
 		}
 	})
 
+	t.Run("after sync_all the minion's grains hold the custom grain, on the master too", func(t *testing.T) {
+		res, rc := c.run("m1", "grains.get", "colour")
+		if rc != 0 || res["m1"] != "blue" {
+			t.Errorf("grains.get colour after the sync: rc %d, %v", rc, res)
+		}
+		res, rc = c.run("-G", "colour:blue", "test.ping")
+		if rc != 0 || res["m1"] != true {
+			t.Errorf("grain target on the synced grain: rc %d, %v", rc, res)
+		}
+	})
+
 	t.Run("highstate syncs by itself", func(t *testing.T) {
 		res, rc := c.run("m2", "state.apply")
 		if rc != 0 {

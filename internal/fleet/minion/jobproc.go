@@ -114,7 +114,7 @@ func (m *Minion) runProcess(sess *Session, job proto.Job) proto.Return {
 		return fail("ERROR: minion key: " + err.Error())
 	}
 	in, err := json.Marshal(jobInput{
-		Job: job, Opts: proto.ValueJSON{V: m.o.Opts}, Grains: proto.ValueJSON{V: m.o.Grains},
+		Job: job, Opts: proto.ValueJSON{V: m.o.Opts}, Grains: proto.ValueJSON{V: sess.CurrentGrains()},
 		Pillar: proto.ValueJSON{V: sess.CachedPillar()}, Seed: string(seed), MasterKey: masterKey(sess),
 	})
 	if err != nil {

@@ -41,6 +41,12 @@ type Options struct {
 	Opts *value.Map
 	// Grains are the minion's grains (collected by the caller).
 	Grains *value.Map
+	// CollectGrains, when set, collects the grains again: after a job that
+	// synced or refreshed grains (saltutil.sync_grains, sync_all,
+	// refresh_grains, refresh_modules, a highstate's sync), as Salt's
+	// minion reloads them on its module refresh; the master hears of the
+	// new grains at once.
+	CollectGrains func() *value.Map
 	// Key is the minion key; nil loads or creates pki_dir/minion.nk.
 	Key nkeys.KeyPair
 	// Log receives the minion's log; nil means slog.Default().
@@ -170,7 +176,10 @@ func (m *Minion) connect(ctx context.Context, wait time.Duration, closed chan st
 			Closed: func() { once.Do(func() { close(closed) }) },
 		})
 		if err == nil {
-			s := NewSession(c, m.o.Opts, m.o.Grains)
+			m.mu.Lock()
+			g := m.o.Grains
+			m.mu.Unlock()
+			s := NewSession(c, m.o.Opts, g)
 			sess.Store(s)
 			return s
 		}
@@ -328,7 +337,38 @@ func (m *Minion) handle(sess *Session, data []byte) {
 		}
 		removeProc(m.cachedir(), job.JID) // before the master hears of the end
 		m.finish(sess.Conn, ret)
+		if m.o.CollectGrains != nil && refreshesGrains(job) {
+			m.reloadGrains(sess)
+		}
 	}()
+}
+
+// refreshesGrains reports whether job may have changed the minion's
+// grains: a sync of grain modules, a grains or modules refresh, or a
+// highstate (which syncs first).
+func refreshesGrains(job proto.Job) bool {
+	switch job.Fun {
+	case "saltutil.sync_grains", "saltutil.sync_all", "saltutil.refresh_grains", "saltutil.refresh_modules", "state.highstate":
+		return true
+	case "state.apply":
+		return len(job.Arg.List()) == 0 && !job.Kwarg.Map().Has("mods")
+	}
+	return false
+}
+
+// reloadGrains collects the grains again and tells the master.
+func (m *Minion) reloadGrains(sess *Session) {
+	g := m.o.CollectGrains()
+	if g == nil {
+		return
+	}
+	m.mu.Lock()
+	m.o.Grains = g
+	m.mu.Unlock()
+	sess.SetGrains(g)
+	if err := sess.Hello(); err != nil {
+		m.log.Warn("reporting the new grains to the master", "err", err)
+	}
 }
 
 // jobControl reports whether fun controls other jobs: such jobs bypass

@@ -35,6 +35,20 @@ type Session struct {
 	connMu sync.Mutex
 }
 
+// CurrentGrains returns the grains the session's runs use.
+func (s *Session) CurrentGrains() *value.Map {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.Grains
+}
+
+// SetGrains replaces them (after a job that synced or refreshed grains).
+func (s *Session) SetGrains(g *value.Map) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Grains = g
+}
+
 // minionID is the id of the session's minion.
 func (s *Session) minionID() string {
 	if s.Conn != nil {
@@ -79,7 +93,7 @@ func NewSession(c *Conn, opts, grains *value.Map) *Session {
 // Hello announces the minion and its grains and fetches its pillar.
 func (s *Session) Hello() error {
 	var rep proto.PillarReply
-	req := proto.HelloRequest{Grains: proto.ValueJSON{V: s.Grains}, Saltenv: optString(s.Opts, "saltenv"), Pillarenv: optString(s.Opts, "pillarenv")}
+	req := proto.HelloRequest{Grains: proto.ValueJSON{V: s.CurrentGrains()}, Saltenv: optString(s.Opts, "saltenv"), Pillarenv: optString(s.Opts, "pillarenv")}
 	if err := s.Conn.Request(proto.ReqHello, req, &rep, 30*time.Second); err != nil {
 		return err
 	}
@@ -101,7 +115,7 @@ func (s *Session) CachedPillar() *value.Map {
 
 // Pillar asks the master for a fresh pillar.
 func (s *Session) Pillar(saltenv, pillarenv string, override *value.Map) (*value.Map, error) {
-	req := proto.PillarRequest{Grains: proto.ValueJSON{V: s.Grains}, Saltenv: saltenv, Pillarenv: pillarenv}
+	req := proto.PillarRequest{Grains: proto.ValueJSON{V: s.CurrentGrains()}, Saltenv: saltenv, Pillarenv: pillarenv}
 	if override != nil {
 		req.Override = &proto.ValueJSON{V: override}
 	}
@@ -259,7 +273,7 @@ func (s *Session) run(job proto.Job, refreshed *atomic.Bool) proto.Return {
 	opts.Set("jid", job.JID)
 	ctx := execmod.NewContext()
 	ctx.Opts = opts
-	ctx.Grains = s.Grains
+	ctx.Grains = s.CurrentGrains()
 	ctx.Saltenv = optString(opts, "saltenv")
 	ctx.Pillarenv = optString(opts, "pillarenv")
 	ctx.Test = value.Truthy(mustGet(opts, "test"))

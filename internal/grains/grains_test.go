@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"brine/internal/value"
 )
@@ -79,11 +78,9 @@ func TestCoreReal(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("grains are collected on Linux only")
 	}
-	start := time.Now()
+	// The time it takes is measured by BenchmarkCollect, not asserted here:
+	// a loaded machine must not fail the test.
 	g := Core("minion1")
-	if d := time.Since(start); d > 100*time.Millisecond {
-		t.Errorf("collecting grains took %v, want < 100ms", d)
-	}
 	get := func(k string) any {
 		v, ok := g.Get(k)
 		if !ok {

@@ -1,6 +1,7 @@
 package jinja
 
 import (
+	"brine/internal/pyops"
 	"brine/internal/value"
 )
 
@@ -146,6 +147,14 @@ func (c *Context) RenderTemplate(name string, withContext bool) (string, error) 
 		return "", c.r.chainErr(c.fr, c.pos, err)
 	}
 	return out, nil
+}
+
+// CheckSize refuses a result of n bytes beyond the size limit (the one
+// every string-building operation respects: pyops.CheckSize bounded by the
+// environment's MaxOutput) with a MemoryError. Filters and tags that build
+// strings compute the size first and call it before building.
+func (c *Context) CheckSize(n int64) error {
+	return sizeErr(pyops.CheckSize(n, c.r.env.MaxOutput))
 }
 
 // Str is Python's str(v) as the template sees it (failing on strict

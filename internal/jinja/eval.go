@@ -83,9 +83,10 @@ type renderer struct {
 	// compile checks refuse them elsewhere, except in the bodies of custom
 	// tags, which can only be checked when they run (Context.ExecBody).
 	inLoop bool
+	nsFree nsFreeCache // containers known to hold no namespace
 }
 
-const defaultMaxOutput = 1 << 30
+const defaultMaxOutput = pyops.MaxSize
 
 // RenderTo renders the template into b.
 func (t *Template) RenderTo(b *strings.Builder, vars *value.Map) error {
@@ -187,12 +188,16 @@ func (r *renderer) addBlocks(fr *frame, t *Template) {
 
 func (r *renderer) write(s string) error {
 	r.written += len(s)
-	max := r.env.MaxOutput
-	if max <= 0 {
-		max = defaultMaxOutput
-	}
-	if r.written > max {
-		return errRuntime("output too large (more than %d bytes)", max)
+	if pyops.CheckSize(int64(r.written), r.env.MaxOutput) != nil {
+		// Jinja2 has no such limit: Python would run out of memory, so
+		// the error is a MemoryError (a runtime failure Salt words as
+		// "Jinja error", with the traceback), not a TemplateRuntimeError
+		// (which Salt words as a "Jinja syntax error").
+		max := r.env.MaxOutput
+		if max <= 0 || max > defaultMaxOutput {
+			max = defaultMaxOutput
+		}
+		return newError(KindRuntime, "MemoryError", fmt.Sprintf("output too large (more than %d bytes)", max))
 	}
 	if r.suppress {
 		return nil
@@ -604,7 +609,10 @@ func (r *renderer) assign(fr *frame, sc *scope, target Expr, v any) error {
 		if !ok || !isNS {
 			return errRuntime("cannot assign attribute on non-namespace object")
 		}
-		if reaches(v, n, map[any]bool{}) {
+		if r.nsFree == nil {
+			r.nsFree = nsFreeCache{}
+		}
+		if found, _ := r.nsFree.reachesNS(v, n, mutations.Load(), map[any]bool{}); found {
 			return cycleErr()
 		}
 		n.Setattr(t.Attr, v)

@@ -194,15 +194,18 @@ func (r *renderer) escapeIfNeeded(v any, s string) string {
 	return escapeHTML(s)
 }
 
+// checkSize refuses a result of n bytes beyond the size limit
+// (pyops.CheckSize, bounded further by the environment's MaxOutput).
 func (r *renderer) checkSize(n int) error {
-	max := r.env.MaxOutput
-	if max <= 0 {
-		max = defaultMaxOutput
+	return sizeErr(pyops.CheckSize(int64(n), r.env.MaxOutput))
+}
+
+// sizeErr turns pyops' size error into the engine's runtime error.
+func sizeErr(err error) error {
+	if err == nil {
+		return nil
 	}
-	if n > max {
-		return newError(KindRuntime, "MemoryError", "result too large")
-	}
-	return nil
+	return newError(KindRuntime, "MemoryError", "result too large")
 }
 
 // binop applies an arithmetic operator with Python semantics.
@@ -275,9 +278,9 @@ func (r *renderer) checkRepeat(op string, l, rv any) error {
 		case string:
 			return len(x)
 		case *value.List:
-			return x.Len() * 8
+			return x.Len() * pyops.ItemSize
 		case value.Tuple:
-			return len(x) * 8
+			return len(x) * pyops.ItemSize
 		}
 		return -1
 	}
@@ -299,11 +302,13 @@ func (r *renderer) checkRepeat(op string, l, rv any) error {
 		return 0, false
 	}
 	if op == "*" {
-		if n, ok := count(rv); ok && size(l) > 0 && n > 0 && int64(size(l))*min(n, 1<<32) > int64(maxOut(r)) {
-			return newError(KindRuntime, "MemoryError", "result too large")
+		if n, ok := count(rv); ok && size(l) > 0 && n > 0 {
+			if err := r.checkSize(int(int64(size(l)) * min(n, 1<<32))); err != nil {
+				return err
+			}
 		}
-		if n, ok := count(l); ok && size(rv) > 0 && n > 0 && int64(size(rv))*min(n, 1<<32) > int64(maxOut(r)) {
-			return newError(KindRuntime, "MemoryError", "result too large")
+		if n, ok := count(l); ok && size(rv) > 0 && n > 0 {
+			return r.checkSize(int(int64(size(rv)) * min(n, 1<<32)))
 		}
 		return nil
 	}
@@ -319,13 +324,6 @@ func (r *renderer) checkRepeat(op string, l, rv any) error {
 		return newError(KindRuntime, "MemoryError", "result too large")
 	}
 	return nil
-}
-
-func maxOut(r *renderer) int {
-	if r.env.MaxOutput > 0 {
-		return r.env.MaxOutput
-	}
-	return defaultMaxOutput
 }
 
 func (r *renderer) evalCompare(fr *frame, sc *scope, e *compareExpr) (any, error) {
@@ -507,6 +505,10 @@ func (r *renderer) str(v any) (string, error) {
 		return "False", nil
 	case nil:
 		return "None", nil
+	case *big.Int:
+		if err := pyops.CheckIntStr(x); err != nil {
+			return "", err
+		}
 	}
 	return value.Str(v), nil
 }
@@ -954,6 +956,14 @@ func (r *renderer) call(fr *frame, sc *scope, fn any, args []any, kw *value.Map)
 			return nil, err
 		}
 	}
+	switch fn.(type) {
+	case *boundMethod, *markupMethod:
+	default:
+		// A caller-supplied function may change the lists and dicts it is
+		// given (Salt's defaults.merge does): what the namespace cycle
+		// check knows of them is no longer sure.
+		mutations.Add(1)
+	}
 	switch f := fn.(type) {
 	case ContextCallable:
 		return f.CallContext(&Context{r: r, fr: fr, sc: sc}, args, kw)
@@ -1008,6 +1018,9 @@ func (r *renderer) applyFilter(fr *frame, sc *scope, name string, v any, args []
 	if u, isU := v.(*Undefined); isU && !f.raw && undefFailsFilter[name] {
 		return nil, u.err()
 	}
+	if mayMutate(v, args, kw) {
+		mutations.Add(1) // as in call: a filter may change a container it is given
+	}
 	if f.cfn != nil {
 		return f.cfn(&Context{r: r, fr: fr, sc: sc}, v, args, kw)
 	}
@@ -1015,6 +1028,27 @@ func (r *renderer) applyFilter(fr *frame, sc *scope, name string, v any, args []
 		return nil, u.err()
 	}
 	return f.fn(v, args, kw)
+}
+
+// mayMutate says whether a filter is given a list or dict (which it might
+// change in place).
+func mayMutate(v any, args []any, kw *value.Map) bool {
+	isContainer := func(x any) bool {
+		switch x.(type) {
+		case *value.List, *value.Map:
+			return true
+		}
+		return false
+	}
+	if isContainer(v) {
+		return true
+	}
+	for _, a := range args {
+		if isContainer(a) {
+			return true
+		}
+	}
+	return kw != nil && kw.Len() > 0
 }
 
 func (r *renderer) evalTest(fr *frame, sc *scope, e *testExpr) (any, error) {

@@ -1,6 +1,7 @@
 package jinja
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -500,6 +501,12 @@ func filterInt(v any, args []any, kw *value.Map) (any, error) {
 		}
 		r, err = pyops.Int(f, 10)
 		if err != nil {
+			// Jinja's do_int catches TypeError and ValueError only:
+			// int(inf) raises its OverflowError.
+			var pe *pyops.Error
+			if errors.As(err, &pe) && pe.Type == "OverflowError" {
+				return nil, err
+			}
 			return def, nil
 		}
 		return r, nil
@@ -766,17 +773,17 @@ func filterJoin(c *Context, v any, args []any, kw *value.Map) (any, error) {
 			markup = true
 		}
 	}
-	var b strings.Builder
-	for i, it := range items {
-		if i > 0 {
-			s := pyStrOf(sep)
-			if markup {
-				if _, ok := sep.(Markup); !ok {
-					s = escapeHTML(s)
-				}
-			}
-			b.WriteString(s)
+	sepStr := pyStrOf(sep)
+	if markup {
+		if _, ok := sep.(Markup); !ok {
+			sepStr = escapeHTML(sepStr)
 		}
+	}
+	// The strings first, then the size, then the result: a join beyond
+	// the size limit is refused before it is built.
+	strs := make([]string, len(items))
+	size := int64(len(sepStr)) * int64(max(len(items)-1, 0))
+	for i, it := range items {
 		s, err := c.Str(it)
 		if err != nil {
 			return nil, err
@@ -785,6 +792,18 @@ func filterJoin(c *Context, v any, args []any, kw *value.Map) (any, error) {
 			if _, ok := it.(Markup); !ok {
 				s = escapeHTML(s)
 			}
+		}
+		strs[i] = s
+		size += int64(len(s))
+	}
+	if err := c.CheckSize(size); err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	b.Grow(int(size))
+	for i, s := range strs {
+		if i > 0 {
+			b.WriteString(sepStr)
 		}
 		b.WriteString(s)
 	}

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"regexp"
 	"strings"
+	"sync/atomic"
 
 	"brine/internal/pyops"
 	"brine/internal/value"
@@ -243,6 +244,7 @@ func checkNoCycle(obj any, name string, args []any, kwargs *value.Map) error {
 	if !mutators[name] {
 		return nil
 	}
+	mutations.Add(1)
 	seen := map[any]bool{}
 	for _, a := range args {
 		if reaches(a, obj, seen) {
@@ -257,6 +259,76 @@ func checkNoCycle(obj any, name string, args []any, kwargs *value.Map) error {
 		}
 	}
 	return nil
+}
+
+// mutations counts the in-place mutations of lists and dicts (the
+// mutators above): a container found free of namespaces stays free until
+// the next one.
+var mutations atomic.Uint64
+
+// nsFreeCache remembers the containers found to hold no namespace, with
+// the mutation count at the time, so that assigning a namespace attribute
+// does not walk the same data again and again ({% set ns.x = [ns.x] %} in
+// a loop would be quadratic).
+type nsFreeCache map[any]uint64
+
+// reachesNS reports whether the namespace target is v or is inside v,
+// skipping the containers the cache knows hold no namespace at all. free
+// says whether v holds no namespace (then it is remembered).
+func (c nsFreeCache) reachesNS(v any, target *Namespace, epoch uint64, seen map[any]bool) (found, free bool) {
+	switch x := v.(type) {
+	case *value.List, *value.Map:
+		if e, ok := c[x]; ok && e == epoch {
+			return false, true
+		}
+		if seen[x] {
+			return false, false
+		}
+		seen[x] = true
+		var items []any
+		if l, ok := x.(*value.List); ok {
+			items = l.Items
+		} else {
+			items = x.(*value.Map).Values()
+		}
+		free = true
+		for _, e := range items {
+			f, fr := c.reachesNS(e, target, epoch, seen)
+			if f {
+				return true, false
+			}
+			free = free && fr
+		}
+		if free {
+			c[x] = epoch
+		}
+		return false, free
+	case value.Tuple:
+		free = true
+		for _, e := range x {
+			f, fr := c.reachesNS(e, target, epoch, seen)
+			if f {
+				return true, false
+			}
+			free = free && fr
+		}
+		return false, free
+	case *Namespace:
+		if x == target {
+			return true, false
+		}
+		if seen[x] {
+			return false, false
+		}
+		seen[x] = true
+		for _, e := range x.vals {
+			if f, _ := c.reachesNS(e, target, epoch, seen); f {
+				return true, false
+			}
+		}
+		return false, false
+	}
+	return false, true
 }
 
 func cycleErr() error {

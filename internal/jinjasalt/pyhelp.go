@@ -163,6 +163,9 @@ func parsePyInt(text string, base int) (any, bool) {
 			return nil, false
 		}
 	}
+	if base == 10 && digits.Len() > pyops.MaxStrDigits {
+		return nil, false // CPython refuses the (quadratic) conversion
+	}
 	n, ok := new(big.Int).SetString(digits.String(), base)
 	if !ok {
 		return nil, false
@@ -257,6 +260,9 @@ func pyInt(v any) (any, error) {
 		}
 		if n, ok := parsePyInt(s, 10); ok {
 			return n, nil
+		}
+		if _, err := pyops.Int(s, 10); err != nil && strings.HasPrefix(err.Error(), "Exceeds the limit") {
+			return nil, pyErr(excValueError, "%s", err.Error())
 		}
 		return nil, pyErr(excValueError, "invalid literal for int() with base 10: %s", value.Repr(v))
 	}

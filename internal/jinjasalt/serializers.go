@@ -70,8 +70,8 @@ func dumpJSON(v any, o value.JSONOptions) (string, error) {
 }
 
 func checkJSON(v any, depth int) error {
-	if depth > 500 {
-		return pyErr(excRecursion, "maximum recursion depth exceeded while encoding a JSON object")
+	if depth > value.MaxDepth {
+		return pyErr(excRecursion, "%s", (&value.DepthError{Doing: "encoding a JSON object"}).Error())
 	}
 	switch x := v.(type) {
 	case nil, bool, int64, int, float64, string:

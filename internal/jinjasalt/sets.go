@@ -108,15 +108,31 @@ func setOf(v any) (*Set, error) {
 }
 
 // uniqueList keeps the first of each run of equal items (Python ==).
+//
+// Salt tests `value not in ret` on a list (quadratic); brine gives the same
+// result in linear time: hashable items are looked up in a map, whose keys
+// follow Python's equality (1 == 1.0 == True), and only unhashable ones
+// (lists, dicts), which equal no hashable item, are compared one by one.
 func uniqueList(items []any) *value.List {
 	out := make([]any, 0, len(items))
+	seen := value.NewMap(0)
+	var unhashable []any
 outer:
 	for _, it := range items {
-		for _, o := range out {
+		if value.Hashable(it) {
+			if seen.Has(it) {
+				continue
+			}
+			seen.Set(it, nil)
+			out = append(out, it)
+			continue
+		}
+		for _, o := range unhashable {
 			if value.Equal(o, it) {
 				continue outer
 			}
 		}
+		unhashable = append(unhashable, it)
 		out = append(out, it)
 	}
 	return newList(out)

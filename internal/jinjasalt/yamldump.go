@@ -1,8 +1,10 @@
 package jinjasalt
 
 import (
+	"errors"
 	"strings"
 
+	"brine/internal/value"
 	"brine/internal/yamlload"
 )
 
@@ -16,6 +18,10 @@ func formatYAML(v any, flow any) (string, error) {
 		opts.DefaultFlowStyle = yamlload.FlowStyle(truthy(flow))
 	}
 	s, err := yamlload.Dump(v, opts)
+	var de *value.DepthError
+	if errors.As(err, &de) {
+		return "", pyErr(excRecursion, "%s", de.Error())
+	}
 	if err != nil {
 		return "", pyErr("yaml.representer.RepresenterError", "%s", err.Error())
 	}

@@ -8,9 +8,45 @@ import (
 	"brine/internal/value"
 )
 
-// maxRepeat bounds the length of a sequence built by repetition (and other
-// growing operations) so that a template cannot exhaust memory.
-const maxRepeat = 1 << 28
+// MaxSize bounds the size in bytes of every string (and every sequence,
+// counting 16 bytes an item) that an operation builds: repetition,
+// concatenation, str.replace, str.join, formatting, the Jinja filters that
+// build strings. Python has no such limit; brine answers MemoryError before
+// building a result beyond it rather than exhaust the machine's memory.
+const MaxSize = 1 << 30
+
+// ItemSize is what one item of a list or tuple counts towards MaxSize.
+const ItemSize = 16
+
+// ErrTooLarge is the error of a result beyond the size limit.
+var ErrTooLarge = &Error{Type: "MemoryError", Msg: "result too large"}
+
+// CheckSize says whether a result of n bytes may be built: it is the one
+// place the size limit is enforced. limit is a caller's smaller bound (a
+// Jinja environment's MaxOutput); 0 or more than MaxSize means MaxSize.
+// Callers compute n before building the result.
+func CheckSize(n int64, limit int) error {
+	max := int64(MaxSize)
+	if limit > 0 && int64(limit) < max {
+		max = int64(limit)
+	}
+	if n < 0 || n > max {
+		return ErrTooLarge
+	}
+	return nil
+}
+
+// sizeOf is the product of a count and an item size, saturating instead of
+// overflowing so that CheckSize refuses it.
+func sizeOf(count, each int64) int64 {
+	if count <= 0 || each <= 0 {
+		return 0
+	}
+	if count > math.MaxInt64/each {
+		return math.MaxInt64
+	}
+	return count * each
+}
 
 // maxWidth bounds the width and precision of one formatted field (Python
 // has no such limit; brine answers MemoryError beyond it rather than build
@@ -125,8 +161,15 @@ func repeat(seq any, n num) (any, bool, error) {
 	}
 	count := int(max(n.i, 0))
 	l, _ := Len(seq)
-	if l > 0 && count > maxRepeat/l {
-		return nil, true, newErr("MemoryError", "")
+	each := int64(l) * ItemSize
+	switch x := seq.(type) {
+	case string:
+		each = int64(len(x))
+	case []byte:
+		each = int64(len(x))
+	}
+	if err := CheckSize(sizeOf(int64(count), each), 0); err != nil {
+		return nil, true, err
 	}
 	switch x := seq.(type) {
 	case string:

@@ -111,6 +111,9 @@ func parseInt(s string, base int) (any, error) {
 	if digits == "" {
 		return bad()
 	}
+	if b&(b-1) != 0 && len(digits) > MaxStrDigits {
+		return nil, errToInt(len(digits))
+	}
 	if n, err := strconv.ParseInt(digits, b, 64); err == nil {
 		if neg {
 			n = -n

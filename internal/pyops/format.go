@@ -146,6 +146,11 @@ func FormatValue(v any, spec string) (string, error) {
 		}
 		return formatNumber(v, spec)
 	case int64, int, *big.Int, float64:
+		if spec == "" { // str(v)
+			if err := CheckIntStr(v); err != nil {
+				return "", err
+			}
+		}
 		return formatNumber(v, spec)
 	}
 	if f, ok := v.(Formatter); ok {
@@ -310,6 +315,11 @@ func formatInt(n num, s fmtSpec) (string, error) {
 	if n.kind == smallInt {
 		digits = strconv.FormatUint(absU(n.i), base)
 	} else {
+		if base == 10 {
+			if err := CheckIntStr(n.b); err != nil {
+				return "", err
+			}
+		}
 		digits = new(big.Int).Abs(n.b).Text(base)
 	}
 	if s.typ == 'X' {

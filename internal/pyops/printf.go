@@ -60,8 +60,8 @@ func PercentFormat(format string, args any) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if b.Len() > maxRepeat {
-			return "", newErr("MemoryError", "")
+		if err := CheckSize(int64(b.Len()), 0); err != nil {
+			return "", err
 		}
 	}
 	if p.argidx < p.arglen && p.dict == nil {
@@ -287,6 +287,11 @@ func percentOne(c byte, v any, s fmtSpec) (string, error) {
 		if n.kind == smallInt {
 			digits = strconv.FormatUint(absU(n.i), base)
 		} else {
+			if base == 10 {
+				if err := CheckIntStr(n.b); err != nil {
+					return "", err
+				}
+			}
 			digits = new(big.Int).Abs(n.b).Text(base)
 		}
 		if c == 'X' {

@@ -108,8 +108,8 @@ func (f *strFormatter) render(b *strings.Builder, s string, depth int) error {
 		if err := f.field(b, name, conv, spec, depth); err != nil {
 			return err
 		}
-		if b.Len() > maxRepeat {
-			return newErr("MemoryError", "")
+		if err := CheckSize(int64(b.Len()), 0); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -95,11 +95,8 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		if old == "" && n != 0 {
-			// Growth bound: one insertion per character.
-			if l := utf8.RuneCountInString(s) + 1; len(repl) > 0 && l > maxRepeat/len(repl) {
-				return nil, newErr("MemoryError", "")
-			}
+		if err := CheckSize(replacedSize(s, old, repl, n), 0); err != nil {
+			return nil, err
 		}
 		return strings.Replace(s, old, repl, n), nil
 	})
@@ -126,16 +123,24 @@ func init() {
 		if err != nil {
 			return nil, typeErr("can only join an iterable")
 		}
-		var b strings.Builder
+		size := sizeOf(int64(max(len(items)-1, 0)), int64(len(s)))
 		for i, it := range items {
 			t, ok := it.(string)
 			if !ok {
 				return nil, typeErr("sequence item %d: expected str instance, %s found", i, TypeName(it))
 			}
+			size += int64(len(t))
+		}
+		if err := CheckSize(size, 0); err != nil {
+			return nil, err
+		}
+		var b strings.Builder
+		b.Grow(int(size))
+		for i, it := range items {
 			if i > 0 {
 				b.WriteString(s)
 			}
-			b.WriteString(t)
+			b.WriteString(it.(string))
 		}
 		return b.String(), nil
 	})
@@ -952,8 +957,8 @@ func ExpandTabs(s string, tab int) (string, error) {
 			b.WriteRune(r)
 			col++
 		}
-		if b.Len() > maxRepeat {
-			return "", newErr("MemoryError", "")
+		if err := CheckSize(int64(b.Len()), 0); err != nil {
+			return "", err
 		}
 	}
 	return b.String(), nil
@@ -1054,4 +1059,23 @@ func makeTrans(x, y, z any) (any, error) {
 func isBoolValue(v any) bool {
 	_, ok := v.(bool)
 	return ok
+}
+
+// replacedSize is the length in bytes of strings.Replace(s, old, repl, n),
+// computed without building it.
+func replacedSize(s, old, repl string, n int) int64 {
+	var count int64
+	if old == "" {
+		count = int64(utf8.RuneCountInString(s)) + 1
+	} else {
+		count = int64(strings.Count(s, old))
+	}
+	if n >= 0 && int64(n) < count {
+		count = int64(n)
+	}
+	grow := int64(len(repl)) - int64(len(old))
+	if grow <= 0 {
+		return int64(len(s))
+	}
+	return int64(len(s)) + sizeOf(count, grow)
 }

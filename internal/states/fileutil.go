@@ -329,7 +329,7 @@ func writeAtomic(path string, data []byte, private bool) error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("[Errno 2] No such file or directory: %s", path)
 	}
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".brine-")
+	tmp, err := createTemp(dir, filepath.Base(path))
 	if err != nil {
 		return err
 	}
@@ -341,6 +341,11 @@ func writeAtomic(path string, data []byte, private bool) error {
 		}
 	}()
 	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	// The data reaches the disk before the rename makes it the target's.
+	if err := tmp.Sync(); err != nil {
 		tmp.Close()
 		return err
 	}
@@ -363,6 +368,7 @@ func writeAtomic(path string, data []byte, private bool) error {
 		return err
 	}
 	ok = true
+	syncDir(dir)
 	if slog.Default().Enabled(context.Background(), slog.LevelDebug) {
 		slog.Debug(fmt.Sprintf("Wrote file %s (%d bytes)", path, len(data)))
 	}

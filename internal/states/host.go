@@ -7,6 +7,7 @@ package states
 import (
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"brine/internal/statemod"
@@ -146,12 +147,16 @@ func writeFileAtomic(path string, data []byte) error {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, ".brine-")
+	f, err := createTemp(dir, filepath.Base(path))
 	if err != nil {
 		return err
 	}
 	defer os.Remove(f.Name())
 	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
 		f.Close()
 		return err
 	}
@@ -162,7 +167,11 @@ func writeFileAtomic(path string, data []byte) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(f.Name(), path)
+	if err := os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	syncDir(dir)
+	return nil
 }
 
 // rmAlias is hosts.rm_host on the parsed file.

@@ -290,32 +290,88 @@ func NormInt(b *big.Int) any {
 	return b
 }
 
-// DeepCopy copies maps, lists and tuples recursively.
+// DeepCopy copies maps, lists and tuples recursively. Like Python's
+// copy.deepcopy it is memoised: a map, list or tuple reached twice (a YAML
+// anchor and its aliases) is copied once and the copy is shared the same
+// way, so a document of nested aliases (a "billion laughs") costs what its
+// anchors cost, and a cycle does not recurse forever.
 func DeepCopy(v any) any {
+	switch v.(type) {
+	case *Map, *List, Tuple:
+		c := copier{}
+		return c.copy(v)
+	}
+	return v
+}
+
+// tupleRef identifies a tuple's backing array for the memo.
+type tupleRef struct {
+	p *any
+	n int
+}
+
+type copier struct {
+	maps   map[*Map]*Map
+	lists  map[*List]*List
+	tuples map[tupleRef]Tuple
+}
+
+func (c *copier) copy(v any) any {
 	switch x := v.(type) {
 	case *Map:
-		c := NewMap(len(x.keys))
-		c.keys = append(c.keys, x.keys...)
-		c.ordered = x.ordered
+		if x == nil {
+			return x
+		}
+		if d, ok := c.maps[x]; ok {
+			return d
+		}
+		d := NewMap(len(x.keys))
+		if c.maps == nil {
+			c.maps = map[*Map]*Map{}
+		}
+		c.maps[x] = d
+		d.keys = append(d.keys, x.keys...)
+		d.ordered = x.ordered
 		for _, e := range x.vals {
-			c.vals = append(c.vals, DeepCopy(e))
+			d.vals = append(d.vals, c.copy(e))
 		}
 		if x.sidx != nil {
-			c.reindex()
+			d.reindex()
 		}
-		return c
+		return d
 	case *List:
-		c := &List{Items: make([]any, len(x.Items))}
+		if x == nil {
+			return x
+		}
+		if d, ok := c.lists[x]; ok {
+			return d
+		}
+		d := &List{Items: make([]any, len(x.Items))}
+		if c.lists == nil {
+			c.lists = map[*List]*List{}
+		}
+		c.lists[x] = d
 		for i, e := range x.Items {
-			c.Items[i] = DeepCopy(e)
+			d.Items[i] = c.copy(e)
 		}
-		return c
+		return d
 	case Tuple:
-		c := make(Tuple, len(x))
-		for i, e := range x {
-			c[i] = DeepCopy(e)
+		if len(x) == 0 {
+			return Tuple{}
 		}
-		return c
+		k := tupleRef{&x[0], len(x)}
+		if d, ok := c.tuples[k]; ok {
+			return d
+		}
+		d := make(Tuple, len(x))
+		if c.tuples == nil {
+			c.tuples = map[tupleRef]Tuple{}
+		}
+		c.tuples[k] = d
+		for i, e := range x {
+			d[i] = c.copy(e)
+		}
+		return d
 	}
 	return v
 }

@@ -14,6 +14,9 @@ import (
 func Dump(v any, opts DumpOptions) (string, error) {
 	r := representer{opts: &opts}
 	root := r.represent(v)
+	if r.err != nil {
+		return "", r.err
+	}
 	e := newEmitter(&opts)
 	e.anchorNode(root)
 	e.document(root)

@@ -81,9 +81,22 @@ type rnode struct {
 type representer struct {
 	opts    *DumpOptions
 	objects map[any]*rnode
+	depth   int
+	err     error // data nested deeper than value.MaxDepth
 }
 
 func (r *representer) represent(v any) *rnode {
+	switch v.(type) {
+	case *value.Map, *value.List, value.Tuple, []any:
+		r.depth++
+		defer func() { r.depth-- }()
+		if r.depth > value.MaxDepth {
+			if r.err == nil {
+				r.err = &value.DepthError{Doing: "representing a YAML object"}
+			}
+			return &rnode{tag: tagNull, value: "null"}
+		}
+	}
 	switch x := v.(type) {
 	case nil:
 		return &rnode{tag: tagNull, value: "null"}

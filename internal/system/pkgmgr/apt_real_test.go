@@ -62,19 +62,30 @@ func TestAptRealLocalPackage(t *testing.T) {
 	const name = "brine-pkgmgr-test"
 	ctx := context.Background()
 	a := NewApt(system.Exec{})
-	cleanup := func() { _ = exec.Command("dpkg", "--purge", name).Run() }
+	cleanup := func() {
+		_ = withAptLock(t, func() error {
+			out, err := exec.Command("dpkg", "--purge", name).CombinedOutput()
+			if err != nil {
+				return errString(string(out))
+			}
+			return nil
+		})
+	}
 	cleanup()
 	t.Cleanup(cleanup)
 	dir := t.TempDir()
 	deb1 := buildDeb(t, dir, name, "1.0-1")
 
-	if _, err := a.Install(ctx, InstallRequest{Targets: []Target{{Name: deb1}}}); err != nil {
+	if err := withAptLock(t, func() error {
+		_, err := a.Install(ctx, InstallRequest{Targets: []Target{{Name: deb1}}})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if v, _ := InstalledVersion(ctx, a, name); v != "1.0-1" {
 		t.Fatalf("installed version = %q", v)
 	}
-	if _, err := a.Hold(ctx, []string{name}, true); err != nil {
+	if err := withAptLock(t, func() error { _, err := a.Hold(ctx, []string{name}, true); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if held, _ := a.Held(ctx); !held[name] {
@@ -83,13 +94,13 @@ func TestAptRealLocalPackage(t *testing.T) {
 	if v, _ := InstalledVersion(ctx, a, name); v != "1.0-1" {
 		t.Errorf("held package not listed as installed: %q", v)
 	}
-	if _, err := a.Hold(ctx, []string{name}, false); err != nil {
+	if err := withAptLock(t, func() error { _, err := a.Hold(ctx, []string{name}, false); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if held, _ := a.Held(ctx); held[name] {
 		t.Error("still held after unhold")
 	}
-	if _, err := a.Remove(ctx, []string{name}, false); err != nil {
+	if err := withAptLock(t, func() error { _, err := a.Remove(ctx, []string{name}, false); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if in, _ := a.ListInstalled(ctx); len(in[name]) != 0 {

@@ -39,6 +39,7 @@ const (
 // Main runs the brine command line with args (without the program name)
 // and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
+	defer startProfiles(stderr)()
 	if len(args) == 0 {
 		fmt.Fprint(stderr, mainUsage())
 		return exitUsage

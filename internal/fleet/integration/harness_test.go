@@ -239,7 +239,23 @@ func tail(s string, n int) string {
 // brine runs the brine binary and returns stdout, stderr and exit code.
 func (c *cluster) brine(args ...string) (string, string, int) {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	return runBrine(c.t, args...)
+}
+
+// run runs `brine run -c MASTER args... --out json` and returns the
+// decoded output: one JSON document per minion, as each returns (or all
+// in one with --static), merged.
+func (c *cluster) run(args ...string) (map[string]any, int) {
+	c.t.Helper()
+	res, _, rc := runJSON(c.t, c, args...)
+	return res, rc
+}
+
+// runBrine runs the brine binary (on t, so parallel subtests may use it)
+// and returns stdout, stderr and the exit code.
+func runBrine(t testing.TB, args ...string) (string, string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, brineBin, args...)
 	var out, errb bytes.Buffer
@@ -249,17 +265,21 @@ func (c *cluster) brine(args ...string) (string, string, int) {
 	if ee, ok := err.(*exec.ExitError); ok {
 		rc = ee.ExitCode()
 	} else if err != nil {
-		c.t.Fatalf("brine %v: %v", args, err)
+		t.Fatalf("brine %v: %v", args, err)
 	}
 	return out.String(), errb.String(), rc
 }
 
-// run runs `brine run -c MASTER args... --out json` and returns the
-// decoded output: one JSON document per minion, as each returns (or all
-// in one with --static), merged.
-func (c *cluster) run(args ...string) (map[string]any, int) {
-	c.t.Helper()
-	out, errs, rc := c.brine(append([]string{"run", "-c", c.mdir, "--out", "json"}, args...)...)
+// runText runs `brine run -c MASTER args...`.
+func runText(t testing.TB, c *cluster, args ...string) (string, string, int) {
+	t.Helper()
+	return runBrine(t, append([]string{"run", "-c", c.mdir}, args...)...)
+}
+
+// runJSON runs `brine run --out json` and merges the documents printed.
+func runJSON(t testing.TB, c *cluster, args ...string) (map[string]any, string, int) {
+	t.Helper()
+	out, errs, rc := runText(t, c, append([]string{"--out", "json"}, args...)...)
 	res := map[string]any{}
 	dec := json.NewDecoder(strings.NewReader(out))
 	for {
@@ -269,13 +289,13 @@ func (c *cluster) run(args ...string) (map[string]any, int) {
 			break
 		}
 		if err != nil {
-			c.t.Fatalf("brine run %v: bad JSON %q (stderr %q)", args, out, errs)
+			t.Fatalf("brine run %v: bad JSON %q (stderr %q)", args, out, errs)
 		}
 		for k, v := range doc {
 			res[k] = v
 		}
 	}
-	return res, rc
+	return res, errs, rc
 }
 
 // waitPing waits until every id answers test.ping.

@@ -2,10 +2,8 @@ package integration
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -162,52 +160,6 @@ func killWhenRunning(c *cluster, id, fun string) error {
 		time.Sleep(200 * time.Millisecond)
 	}
 	return fmt.Errorf("no %s job for %s was published", fun, id)
-}
-
-// runBrine runs the brine binary (on t, so it may run in parallel
-// subtests) and returns stdout, stderr and the exit code.
-func runBrine(t *testing.T, args ...string) (string, string, int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, brineBin, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	rc := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		rc = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("brine %v: %v", args, err)
-	}
-	return out.String(), errb.String(), rc
-}
-
-func runText(t *testing.T, c *cluster, args ...string) (string, string, int) {
-	t.Helper()
-	return runBrine(t, append([]string{"run", "-c", c.mdir}, args...)...)
-}
-
-// runJSON runs `brine run --out json` and merges the documents printed.
-func runJSON(t *testing.T, c *cluster, args ...string) (map[string]any, string, int) {
-	t.Helper()
-	out, errs, rc := runText(t, c, append([]string{"--out", "json"}, args...)...)
-	res := map[string]any{}
-	dec := json.NewDecoder(strings.NewReader(out))
-	for {
-		doc := map[string]any{}
-		err := dec.Decode(&doc)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("brine run %v: bad JSON %q (stderr %q)", args, out, errs)
-		}
-		for k, v := range doc {
-			res[k] = v
-		}
-	}
-	return res, errs, rc
 }
 
 // TestPresenceExternal: with an external nats-server the master learns

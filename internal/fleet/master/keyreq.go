@@ -188,19 +188,6 @@ func keyReqSource(msg *nats.Msg) string {
 	return ci.Host
 }
 
-// keyReqFloat reads a number option (integer or float) of a key-request
-// limit.
-func keyReqFloat(opts *value.Map, k string, def float64) float64 {
-	v, _ := opts.Get(k)
-	switch x := v.(type) {
-	case int64:
-		return float64(x)
-	case float64:
-		return x
-	}
-	return def
-}
-
 // keyReqGate applies the key-request limits and keeps the counts of what
 // it dropped.
 type keyReqGate struct {
@@ -216,8 +203,8 @@ type keyReqGate struct {
 }
 
 func newKeyReqGate(opts *value.Map) *keyReqGate {
-	rate := keyReqFloat(opts, "key_request_rate", 100)
-	srate := keyReqFloat(opts, "key_request_source_rate", 1)
+	rate := optFloat(opts, "key_request_rate", 100)
+	srate := optFloat(opts, "key_request_source_rate", 1)
 	return &keyReqGate{
 		maxPending: int(optInt(opts, "max_pending_keys", 1000)),
 		global:     newLimiter(rate, rate),

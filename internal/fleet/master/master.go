@@ -92,6 +92,18 @@ func optString(opts *value.Map, k string) string {
 	return value.Str(v)
 }
 
+// optFloat reads a number option, integer or float.
+func optFloat(opts *value.Map, k string, def float64) float64 {
+	v, _ := opts.Get(k)
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return def
+}
+
 func optInt(opts *value.Map, k string, def int64) int64 {
 	v, _ := opts.Get(k)
 	switch x := v.(type) {

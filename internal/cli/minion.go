@@ -107,11 +107,23 @@ func Minion(args []string, stdout, stderr io.Writer) int {
 			parallel = int(n)
 		}
 	}
+	// Jobs in processes of their own start their own Python: the worker
+	// that ran the custom grains here would only sit idle.
+	ownProcesses := jobProcess != nil
+	if v, ok := cfg.Get("multiprocessing"); ok && !value.Truthy(v) {
+		ownProcesses = false
+	}
+	if ownProcesses {
+		grains.Release()
+	}
 	collect := func() *value.Map {
 		grains.Refresh()
 		g, err := grains.Collect(cfg.Opts())
 		if err != nil {
 			slog.Warn(fmt.Sprintf("Bad syntax in grains file! Skipping. (%s)", err))
+		}
+		if ownProcesses {
+			grains.Release()
 		}
 		return g
 	}

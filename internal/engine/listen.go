@@ -30,9 +30,7 @@ func (r *runner) callParallel(c *statemod.Call, low *value.Map) *value.Map {
 	cc.Chunks = nil
 	env := *c.Env
 	if env.Exec != nil {
-		ex := *env.Exec
-		ex.Values = map[string]any{}
-		env.Exec = &ex
+		env.Exec = env.Exec.Fork()
 	}
 	cc.Env = &env
 	retry := low.Has("retry")
@@ -43,6 +41,9 @@ func (r *runner) callParallel(c *statemod.Call, low *value.Map) *value.Map {
 	now, sleep, ctx, test := r.now, r.opts.Sleep, r.ctx, r.opts.Test
 	go func() {
 		defer close(p.done)
+		if cc.Env.Exec != nil {
+			defer cc.Env.Exec.Release()
+		}
 		start := now()
 		ret, err := runFunc(&cc)
 		if err != nil {

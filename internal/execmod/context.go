@@ -35,6 +35,7 @@ type Context struct {
 
 	retcode  int
 	services map[string]any
+	forked   []any // the services Fork made for this context
 }
 
 // FileSource reads files of the Salt file server.
@@ -170,4 +171,48 @@ func RunSetups(ctx *Context) error {
 		}
 	}
 	return nil
+}
+
+// Forkable is a service holding resources of one process (Salt's
+// per-process state, such as a Python interpreter). Fork gives a forked
+// context its own: it returns the service the fork uses, started lazily.
+type Forkable interface {
+	Fork(forked *Context) any
+}
+
+// Releaser is a service that a forked context releases when it ends.
+type Releaser interface {
+	Release()
+}
+
+// Fork returns a copy of c for a state that runs beside the rest of the
+// run (parallel: True, for which Salt forks a process): the same options,
+// data and registries, a fresh __context__, and services of its own where
+// they are Forkable (the others are shared). Call Release on the copy
+// when it ends.
+func (c *Context) Fork() *Context {
+	f := *c
+	f.Values = map[string]any{}
+	f.services = make(map[string]any, len(c.services))
+	for name, s := range c.services {
+		f.services[name] = s
+	}
+	f.forked = nil
+	for name, s := range c.services {
+		if fk, ok := s.(Forkable); ok {
+			fs := fk.Fork(&f)
+			f.services[name] = fs
+			f.forked = append(f.forked, fs)
+		}
+	}
+	return &f
+}
+
+// Release ends the services that Fork gave c.
+func (c *Context) Release() {
+	for _, s := range c.forked {
+		if r, ok := s.(Releaser); ok {
+			r.Release()
+		}
+	}
 }

@@ -102,6 +102,19 @@ func Collect(opts *value.Map) (*value.Map, error) {
 // core grains, or nil when there are none.
 var CustomHook func(opts, core *value.Map) *value.Map
 
+// ReleaseHook, when set, ends what collecting the custom grains kept for
+// the run that follows (the Python worker that ran them).
+var ReleaseHook func()
+
+// Release ends what Collect kept for a run in this process: a process that
+// starts no run after collecting (a minion daemon whose jobs run in
+// processes of their own) calls it.
+func Release() {
+	if ReleaseHook != nil {
+		ReleaseHook()
+	}
+}
+
 // Merge returns core with static grains set over it (Salt's
 // grains.update(opts["grains"])).
 func Merge(core, static *value.Map) *value.Map {

@@ -72,11 +72,11 @@ func init() {
 		"Sync every kind of custom module from salt://_<kind> into the extension module cache; returns the '<kind>.<name>' entries copied, per kind.")
 	for _, kind := range syncKinds {
 		execmod.Register("saltutil.sync_"+kind, func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-			envs, err := syncArgs("sync_"+kind, ctx, args, kwargs)
+			req, err := syncArgs("sync_"+kind, ctx, args, kwargs)
 			if err != nil {
 				return nil, err
 			}
-			names, err := syncKind(ctx, kind, envs)
+			names, err := syncKind(ctx, kind, req)
 			if err != nil {
 				return nil, err
 			}
@@ -113,7 +113,7 @@ func saltutilRefreshModules(ctx *execmod.Context, args []any, kwargs *value.Map)
 // syncArgs binds Salt's sync_* arguments and returns the environments to
 // sync: saltenv when given ("a,b" or a list), else the environments the
 // top file matches (else base).
-func syncArgs(fun string, ctx *execmod.Context, args []any, kwargs *value.Map) ([]string, error) {
+func syncArgs(fun string, ctx *execmod.Context, args []any, kwargs *value.Map) (syncRequest, error) {
 	vals, _, err := execmod.Bind(fun, args, kwargs,
 		execmod.Opt("saltenv", nil),
 		execmod.Opt("refresh", true),
@@ -121,19 +121,27 @@ func syncArgs(fun string, ctx *execmod.Context, args []any, kwargs *value.Map) (
 		execmod.Opt("extmod_blacklist", nil),
 	)
 	if err != nil {
-		return nil, err
+		return syncRequest{}, err
 	}
+	req := syncRequest{allow: vals[2], deny: vals[3]}
 	switch e := vals[0].(type) {
 	case string:
-		return strings.Split(e, ","), nil
+		req.envs = strings.Split(e, ",")
 	case *value.List:
-		var out []string
 		for _, x := range e.Items {
-			out = append(out, execmod.String(x))
+			req.envs = append(req.envs, execmod.String(x))
 		}
-		return out, nil
+	default:
+		req.envs = topFileEnvs(ctx)
 	}
-	return topFileEnvs(ctx), nil
+	return req, nil
+}
+
+// syncRequest is what a saltutil.sync_* call asks for: the environments
+// and the extmod_whitelist/extmod_blacklist arguments (nil: the options).
+type syncRequest struct {
+	envs        []string
+	allow, deny any
 }
 
 // topFileEnvs is Salt's _get_top_file_envs: the environments the top file
@@ -161,8 +169,8 @@ func topFileEnvs(ctx *execmod.Context) []string {
 
 // syncKind syncs one kind; kinds brine runs no Python for are still
 // copied, as Salt does, so the cache looks the same.
-func syncKind(ctx *execmod.Context, kind string, envs []string) (*value.List, error) {
-	names, err := pyext.Sync(ctx.Opts, kind, envs)
+func syncKind(ctx *execmod.Context, kind string, req syncRequest) (*value.List, error) {
+	names, err := pyext.Sync(ctx.Opts, kind, req.envs, pyext.FilterOf(ctx.Opts, kind, req.allow, req.deny))
 	if err != nil {
 		return nil, err
 	}
@@ -199,14 +207,14 @@ func saltutilRefreshGrains(ctx *execmod.Context, args []any, kwargs *value.Map) 
 // saltutilSyncAll syncs every kind in Salt's order and returns one list
 // per kind (and pillar, as under file_client: local).
 func saltutilSyncAll(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	envs, err := syncArgs("sync_all", ctx, args, kwargs)
+	req, err := syncArgs("sync_all", ctx, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
 	ret := value.NewMap(len(syncKinds) + 1)
 	changed := false
 	for _, kind := range syncKinds {
-		names, err := syncKind(ctx, kind, envs)
+		names, err := syncKind(ctx, kind, req)
 		if err != nil {
 			return nil, err
 		}

@@ -11,7 +11,14 @@ import (
 	"brine/internal/value"
 )
 
-func init() { grains.CustomHook = customGrains }
+func init() {
+	grains.CustomHook = customGrains
+	grains.ReleaseHook = func() {
+		if w := takeEarly(); w != nil {
+			_ = w.Close()
+		}
+	}
+}
 
 // early is a worker started for grain collection, before the run's
 // execution context exists; the run adopts it (WorkerFor).
@@ -39,7 +46,7 @@ func customGrains(opts, core *value.Map) *value.Map {
 	w := early
 	if w == nil {
 		var err error
-		w, err = Start(baseDir(opts))
+		w, err = Start(baseDir(opts), opts)
 		if err != nil {
 			slog.Error(fmt.Sprintf("The custom grains in %s need Python: %s", filepath.Join(ExtmodsDir(opts), "grains"), err))
 			return nil
@@ -55,22 +62,26 @@ func customGrains(opts, core *value.Map) *value.Map {
 	return g
 }
 
-// runGrains loads the grain modules into w and runs them.
+// runGrains loads the grain modules into w and runs them (one round
+// trip).
 func runGrains(w *Worker, opts, core *value.Map) (*value.Map, error) {
-	if _, err := w.Request(value.MapOf("op", "init", "opts", opts, "grains", core)); err != nil {
-		return nil, err
-	}
-	ret, err := w.Request(value.MapOf("op", "load", "kind", "grains", "root", filepath.Join(ExtmodsDir(opts), "grains")))
+	rets, err := w.Batch([]*value.Map{
+		value.MapOf("op", "init", "opts", opts, "grains", core),
+		value.MapOf("op", "load", "kind", "grains", "root", filepath.Join(ExtmodsDir(opts), "grains")),
+		value.MapOf("op", "grains"),
+	})
 	if err != nil {
 		return nil, err
 	}
-	if m, ok := ret.(*value.Map); ok {
+	for _, r := range rets {
+		if r.Err != nil {
+			return nil, r.Err
+		}
+	}
+	if m, ok := rets[1].Value.(*value.Map); ok {
 		logLoadErrors(m)
 	}
-	out, err := w.Request(value.MapOf("op", "grains"))
-	if err != nil {
-		return nil, err
-	}
+	out := rets[2].Value
 	m, _ := out.(*value.Map)
 	if m == nil {
 		return nil, nil

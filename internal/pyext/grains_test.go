@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"brine/internal/grains"
 	"brine/internal/value"
 )
 
@@ -40,7 +41,7 @@ func TestGrainModuleDunders(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w, err := Start(dir)
+	w, err := Start(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,5 +55,36 @@ func TestGrainModuleDunders(t *testing.T) {
 	want := `{"own": "own", "echoed": "hi", "after": 1, "static_seen": "yes", "core_seen": false, "opts_id": "m", "has_salt": false, "sibling": "from helper"}`
 	if js := value.ToJSON(got, value.JSONOptions{Indent: -1}); js != want {
 		t.Errorf("grains = %s\nwant %s", js, want)
+	}
+}
+
+// TestReleaseEarlyWorker checks that grains.Release ends the worker that
+// ran the custom grains, which a run in the same process would adopt.
+func TestReleaseEarlyWorker(t *testing.T) {
+	needPython(t)
+	dir := t.TempDir()
+	ext := filepath.Join(dir, "extmods", "grains")
+	if err := os.MkdirAll(ext, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ext, "g.py"), []byte("def g():\n    return {'custom': 1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := value.MapOf("id", "m", "cachedir", dir)
+	if g := customGrains(opts, value.MapOf("os", "Debian")); g == nil || !g.Has("custom") {
+		t.Fatalf("custom grains = %v", g)
+	}
+	earlyMu.Lock()
+	w := early
+	earlyMu.Unlock()
+	if w == nil {
+		t.Fatal("no worker kept after collecting the custom grains")
+	}
+	grains.Release()
+	if takeEarly() != nil {
+		t.Error("a worker is still kept after grains.Release")
+	}
+	if _, err := w.Request(value.MapOf("op", "ping")); err == nil {
+		t.Error("the released worker still answers")
 	}
 }

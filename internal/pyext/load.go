@@ -27,28 +27,44 @@ func Setup(ctx *execmod.Context) error {
 // Load (re)loads the cached extension modules into the run's worker and
 // registers the Python execution functions into the run's registry.
 func Load(ctx *execmod.Context) error {
-	dir := ExtmodsDir(ctx.Opts)
-	w, err := WorkerFor(ctx, "the custom modules in "+dir)
+	w, err := WorkerFor(ctx, "the custom modules in "+ExtmodsDir(ctx.Opts))
 	if err != nil {
 		return err
 	}
+	return loadInto(ctx, w, true)
+}
+
+// loadInto loads the cached extension modules into w in one batch and,
+// when register is set, registers their functions into ctx's registries.
+func loadInto(ctx *execmod.Context, w *Worker, register bool) error {
+	dir := ExtmodsDir(ctx.Opts)
+	var msgs []*value.Map
 	if s := sessionOf(ctx); s.loaded["pillar"] {
 		// the pillar compiled since the worker started
-		if _, err := w.Request(value.MapOf("op", "init", "pillar", ctx.Pillar, "grains", ctx.Grains)); err != nil {
-			return err
-		}
+		msgs = append(msgs, value.MapOf("op", "init", "pillar", ctx.Pillar, "grains", ctx.Grains))
 	}
 	sessionOf(ctx).loaded["pillar"] = true
-	for _, kind := range []string{"utils", "modules", "states", "renderers"} {
-		ret, err := w.Request(value.MapOf("op", "load", "kind", kind, "root", filepath.Join(dir, kind)))
-		if err != nil {
-			return fmt.Errorf("loading custom %s: %w", kind, err)
+	kinds := []string{"utils", "modules", "states", "renderers"}
+	for _, kind := range kinds {
+		msgs = append(msgs, value.MapOf("op", "load", "kind", kind, "root", filepath.Join(dir, kind)))
+	}
+	rets, err := w.Batch(msgs)
+	if err != nil {
+		return err
+	}
+	rets = rets[len(msgs)-len(kinds):]
+	for i, kind := range kinds {
+		if rets[i].Err != nil {
+			return fmt.Errorf("loading custom %s: %w", kind, rets[i].Err)
 		}
-		m, _ := ret.(*value.Map)
+		m, _ := rets[i].Value.(*value.Map)
 		if m == nil {
 			continue
 		}
 		logLoadErrors(m)
+		if !register {
+			continue
+		}
 		switch kind {
 		case "modules":
 			registerExec(ctx, w, m)
@@ -122,6 +138,10 @@ func registerExec(ctx *execmod.Context, w *Worker, m *value.Map) {
 // pyExecFunc is the execmod.Func of a Python execution function.
 func pyExecFunc(w *Worker, name string) execmod.Func {
 	return func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+		w, err := workerOf(ctx, w)
+		if err != nil {
+			return nil, nameWorkerError(err, name)
+		}
 		ret, rc, err := w.request(value.MapOf("op", "call", "kind", "exec", "fun", name,
 			"args", value.NewList(args...), "kwargs", kwargs), handlerFor(ctx))
 		if rc, ok := rc.(int64); ok {

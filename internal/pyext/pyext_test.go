@@ -60,7 +60,7 @@ func tree(t testing.TB, files map[string]string) (*execmod.Context, string) {
 func syncAndLoad(t testing.TB, ctx *execmod.Context) {
 	t.Helper()
 	for _, k := range Kinds {
-		if _, err := Sync(ctx.Opts, k, []string{"base"}); err != nil {
+		if _, err := Sync(ctx.Opts, k, []string{"base"}, Filter{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -78,7 +78,7 @@ func TestSync(t *testing.T) {
 		"_modules/pkg/inner.py": "",
 		"_grains/g.py":          "",
 	})
-	got, err := Sync(ctx.Opts, "modules", []string{"base"})
+	got, err := Sync(ctx.Opts, "modules", []string{"base"}, Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,14 +86,14 @@ func TestSync(t *testing.T) {
 	if strings.Join(got, " ") != want {
 		t.Errorf("first sync = %v, want %s", got, want)
 	}
-	if got, _ := Sync(ctx.Opts, "modules", []string{"base"}); len(got) != 0 {
+	if got, _ := Sync(ctx.Opts, "modules", []string{"base"}, Filter{}); len(got) != 0 {
 		t.Errorf("second sync = %v, want nothing (unchanged)", got)
 	}
 	// a file gone from the source leaves the cache (clean_dynamic_modules)
 	if err := os.RemoveAll(filepath.Join(dir, "states", "_modules", "pkg")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Sync(ctx.Opts, "modules", []string{"base"}); err != nil {
+	if _, err := Sync(ctx.Opts, "modules", []string{"base"}, Filter{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "cache", "extmods", "modules", "pkg")); !os.IsNotExist(err) {
@@ -321,7 +321,7 @@ func BenchmarkStart(b *testing.B) {
 	needPython(b)
 	dir := b.TempDir()
 	for i := 0; i < b.N; i++ {
-		w, err := Start(dir)
+		w, err := Start(dir, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -335,7 +335,7 @@ func BenchmarkStart(b *testing.B) {
 // BenchmarkPing measures the bare protocol round trip.
 func BenchmarkPing(b *testing.B) {
 	needPython(b)
-	w, err := Start(b.TempDir())
+	w, err := Start(b.TempDir(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -38,6 +38,11 @@ func registerRenderers(ctx *execmod.Context, w *Worker, m *value.Map) {
 // render() gets the text as a StringIO, with saltenv, sls and argline.
 func pyRenderer(w *Worker, name string) render.DataFunc {
 	return func(src string, rc *render.Context, argline string) (any, error) {
+		ex, _ := execContext(rc)
+		w, err := workerOf(ex, w)
+		if err != nil {
+			return nil, err
+		}
 		return w.Request(value.MapOf("op", "render", "name", name, "src", src,
 			"saltenv", rc.Saltenv, "sls", rc.SLS, "argline", argline))
 	}

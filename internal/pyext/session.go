@@ -25,6 +25,12 @@ type session struct {
 	w      *Worker
 	err    error
 	loaded map[string]bool // kinds loaded into the worker
+	// forked is set in the session of a state with parallel: True (Salt
+	// runs it in a forked process): it starts a worker of its own on
+	// first need, with the run's modules loaded, and ends it when the
+	// state ends, so that a Python function waiting for such states
+	// never waits for its own worker.
+	forked bool
 }
 
 // Close ends the run's worker, if one started. A process that runs many
@@ -35,6 +41,38 @@ func (s *session) Close() error {
 		return nil
 	}
 	return s.w.Close()
+}
+
+// Fork is the session of a forked context (execmod.Forkable).
+func (s *session) Fork(forked *execmod.Context) any {
+	return &session{ctx: forked, loaded: map[string]bool{}, forked: true}
+}
+
+// Release ends a forked session's worker (execmod.Releaser).
+func (s *session) Release() {
+	if s.forked {
+		_ = s.Close()
+	}
+}
+
+// workerOf returns the worker that serves Python calls made in ctx: the
+// run's, or a forked context's own (started and loaded on first need);
+// home when ctx has no session (a function called outside a run).
+func workerOf(ctx *execmod.Context, home *Worker) (*Worker, error) {
+	if ctx == nil {
+		return home, nil
+	}
+	s, ok := ctx.Service(serviceName).(*session)
+	if !ok {
+		return home, nil
+	}
+	if s.w != nil || s.err != nil {
+		return s.w, s.err
+	}
+	if !s.forked {
+		return home, nil
+	}
+	return WorkerFor(ctx, "a parallel state")
 }
 
 func sessionOf(ctx *execmod.Context) *session {
@@ -54,10 +92,13 @@ func WorkerFor(ctx *execmod.Context, what string) (*Worker, error) {
 	if s.w != nil || s.err != nil {
 		return s.w, s.err
 	}
-	w := takeEarly()
+	var w *Worker
+	if !s.forked {
+		w = takeEarly()
+	}
 	if w == nil {
 		var err error
-		if w, err = Start(baseDir(ctx.Opts)); err != nil {
+		if w, err = Start(baseDir(ctx.Opts), ctx.Opts); err != nil {
 			s.err = fmt.Errorf("%s needs Python: %w", what, err)
 			return nil, s.err
 		}
@@ -69,6 +110,14 @@ func WorkerFor(ctx *execmod.Context, what string) (*Worker, error) {
 	if err := s.sync(); err != nil {
 		s.err = err
 		return nil, err
+	}
+	if s.forked && Setupable(ctx) {
+		// the registries already hold the run's Python functions, which
+		// find this worker through the context: only load them into it
+		if err := loadInto(ctx, w, false); err != nil {
+			s.err = err
+			return nil, err
+		}
 	}
 	return w, nil
 }

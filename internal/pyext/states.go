@@ -117,8 +117,14 @@ func pyStateFunction(w *Worker, fm *value.Map) *statemod.Function {
 		msg := value.MapOf("op", "call", "kind", "state", "fun", name,
 			"args", value.NewList(), "kwargs", c.Args, "low", c.Low)
 		var h Handler
+		var ex *execmod.Context
 		if c.Env != nil && c.Env.Exec != nil {
-			h = handlerFor(c.Env.Exec)
+			ex = c.Env.Exec
+			h = handlerFor(ex)
+		}
+		w, err := workerOf(ex, w)
+		if err != nil {
+			return nil, nameWorkerError(err, name)
 		}
 		ret, _, err := w.request(msg, h)
 		if err != nil {

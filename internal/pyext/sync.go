@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -68,7 +69,7 @@ func fileRoots(opts *value.Map, saltenv string) []string {
 // to copy): it returns "<kind>.<name>" for every file added or
 // changed, sorted bytewise, and removes cached files no longer in the
 // source (clean_dynamic_modules, unless the option is False).
-func Sync(opts *value.Map, kind string, saltenvs []string) ([]string, error) {
+func Sync(opts *value.Map, kind string, saltenvs []string, filter Filter) ([]string, error) {
 	dest := filepath.Join(ExtmodsDir(opts), kind)
 	remote := map[string]string{} // relpath -> source file
 	for _, env := range saltenvs {
@@ -79,6 +80,9 @@ func Sync(opts *value.Map, kind string, saltenvs []string) ([]string, error) {
 					return nil
 				}
 				rel, _ := filepath.Rel(src, p)
+				if !filter.keeps(kind, rel) {
+					return nil
+				}
 				if _, seen := remote[rel]; !seen {
 					remote[rel] = p
 				}
@@ -102,14 +106,72 @@ func Sync(opts *value.Map, kind string, saltenvs []string) ([]string, error) {
 		if err := os.WriteFile(dst, data, 0o600); err != nil {
 			return nil, err
 		}
-		name := strings.TrimSuffix(rel, filepath.Ext(rel))
-		ret = append(ret, kind+"."+strings.ReplaceAll(name, string(filepath.Separator), "."))
+		ret = append(ret, kind+"."+relName(rel))
 	}
 	sort.Strings(ret)
 	if v, ok := opts.Get("clean_dynamic_modules"); !ok || value.Truthy(v) {
 		clean(dest, remote)
 	}
 	return ret, nil
+}
+
+// relName is Salt's name of a synced file: its path without the
+// extension, dotted ("pkg/inner.py" is pkg.inner).
+func relName(rel string) string {
+	return strings.ReplaceAll(strings.TrimSuffix(rel, filepath.Ext(rel)), string(filepath.Separator), ".")
+}
+
+// Filter is Salt's extmod_whitelist and extmod_blacklist: for each kind
+// it names, the modules (dotted relative names) a sync copies, or skips.
+// A kind a list does not name is not filtered by it.
+type Filter struct {
+	Allow, Deny map[string][]string
+}
+
+// FilterOf builds the filter of a sync: the whitelist and blacklist
+// arguments when given ("a,b" for this kind, or a mapping of kinds to
+// lists), else the minion options extmod_whitelist and extmod_blacklist.
+func FilterOf(opts *value.Map, kind string, allow, deny any) Filter {
+	return Filter{Allow: filterList(opts, "extmod_whitelist", kind, allow),
+		Deny: filterList(opts, "extmod_blacklist", kind, deny)}
+}
+
+func filterList(opts *value.Map, option, kind string, arg any) map[string][]string {
+	if arg == nil {
+		arg, _ = opts.Get(option)
+	}
+	switch a := arg.(type) {
+	case string:
+		return map[string][]string{kind: strings.Split(a, ",")}
+	case *value.Map:
+		out := map[string][]string{}
+		a.Range(func(k, v any) bool {
+			var names []string
+			switch l := v.(type) {
+			case *value.List:
+				for _, x := range l.Items {
+					names = append(names, value.Str(x))
+				}
+			case string:
+				names = strings.Split(l, ",")
+			}
+			out[value.Str(k)] = names
+			return true
+		})
+		return out
+	}
+	return nil
+}
+
+func (f Filter) keeps(kind, rel string) bool {
+	name := relName(rel)
+	if l, ok := f.Allow[kind]; ok && !slices.Contains(l, name) {
+		return false
+	}
+	if l, ok := f.Deny[kind]; ok && slices.Contains(l, name) {
+		return false
+	}
+	return true
 }
 
 // clean removes the files of dir not in keep, then the empty directories.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,14 +49,21 @@ type Worker struct {
 	active   Handler // serves the calls back of the request in progress
 	// Started is how long starting the process took.
 	Started time.Duration
+	// Python is the interpreter, SaltPackage the directory of the salt
+	// package the worker's modules import.
+	Python, SaltPackage string
 }
 
 // ErrNoPython is returned when python3 cannot be found.
 var ErrNoPython = errors.New("python3 was not found on PATH")
 
-// pythonPath finds the interpreter: $BRINE_PYTHON, else python3 on PATH.
-func pythonPath() (string, error) {
+// pythonPath finds the interpreter: $BRINE_PYTHON, else the option
+// pyext_python, else python3 on PATH.
+func pythonPath(opts *value.Map) (string, error) {
 	if p := os.Getenv("BRINE_PYTHON"); p != "" {
+		return p, nil
+	}
+	if p := optString(opts, "pyext_python"); p != "" {
 		return p, nil
 	}
 	p, err := exec.LookPath("python3")
@@ -66,10 +74,14 @@ func pythonPath() (string, error) {
 }
 
 // Start extracts the embedded Python under base (a directory brine may
-// write, usually the minion's cachedir) and starts the worker.
-func Start(base string) (*Worker, error) {
+// write, usually the minion's cachedir) and starts the worker. opts (nil:
+// none) may name the interpreter (pyext_python) and choose the salt
+// package the user's modules import (pyext_salt: "brine", the default,
+// is brine's compatibility package; "installed" is the Salt installed for
+// that interpreter, when it can be imported).
+func Start(base string, opts *value.Map) (*Worker, error) {
 	t0 := time.Now()
-	py, err := pythonPath()
+	py, err := pythonPath(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -79,18 +91,18 @@ func Start(base string) (*Worker, error) {
 	}
 	cmd := exec.Command(py, "-u", filepath.Join(dir, "brine_worker.py"), dir)
 	cmd.Stderr = os.Stderr
-	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
+	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "BRINE_PYEXT_SALT="+optString(opts, "pyext_salt"))
+	in, out, err := blockingPipes(cmd)
 	if err != nil {
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
+		_ = in.Close()
+		_ = out.Close()
 		return nil, fmt.Errorf("starting %s: %w", py, err)
 	}
+	// the child's ends belong to the child now
+	closeChildEnds(cmd)
 	w := &Worker{cmd: cmd, stdin: in, stdout: bufio.NewReaderSize(out, 1<<16)}
 	if err := w.waitReady(); err != nil {
 		_ = w.Close()
@@ -105,13 +117,35 @@ func Start(base string) (*Worker, error) {
 // loaded machine can take more than a short call's budget to start Python.
 const startTimeout = 60 * time.Second
 
-// waitReady waits for the worker to answer a ping (within startTimeout).
+// waitReady waits for the worker's first answer (within startTimeout)
+// and logs which interpreter and salt package it uses.
 func (w *Worker) waitReady() error {
 	t := w.Timeout
 	w.Timeout = startTimeout
-	_, err := w.Request(value.MapOf("op", "ping"))
+	v, err := w.Request(value.MapOf("op", "hello"))
 	w.Timeout = t
-	return err
+	if err != nil {
+		return err
+	}
+	if m, ok := v.(*value.Map); ok {
+		w.Python, w.SaltPackage = str(m, "python"), str(m, "salt")
+		if msg := str(m, "warning"); msg != "" {
+			slog.Warn(msg)
+		}
+		slog.Debug(fmt.Sprintf("The python worker runs %s %s with the salt package in %s", w.Python, str(m, "version"), w.SaltPackage))
+	}
+	return nil
+}
+
+// optString is opts[key] when it is a string ("" otherwise, or when opts
+// is nil).
+func optString(opts *value.Map, key string) string {
+	if opts == nil {
+		return ""
+	}
+	s, _ := opts.Get(key)
+	v, _ := s.(string)
+	return v
 }
 
 // Close ends the worker (closing its stdin makes it exit) and waits for it.
@@ -311,4 +345,42 @@ func goid() int64 {
 		panic("pyext: cannot read the goroutine id: " + err.Error())
 	}
 	return id
+}
+
+// Result is the outcome of one request of a Batch: its value, or the
+// Python exception it raised.
+type Result struct {
+	Value any
+	Err   error
+}
+
+// Batch sends msgs as one request (one round trip): the worker serves
+// them in order, each failing or not on its own. The error is the
+// worker's own failure (died, timed out).
+func (w *Worker) Batch(msgs []*value.Map) ([]Result, error) {
+	list := value.NewList()
+	for _, m := range msgs {
+		list.Append(m)
+	}
+	v, err := w.Request(value.MapOf("op", "batch", "ops", list))
+	if err != nil {
+		return nil, err
+	}
+	l, _ := v.(*value.List)
+	if l == nil || l.Len() != len(msgs) {
+		return nil, w.fail(fmt.Errorf("the python worker answered a batch of %d with %v", len(msgs), v))
+	}
+	out := make([]Result, len(msgs))
+	for i, item := range l.Items {
+		m, _ := item.(*value.Map)
+		if m == nil {
+			continue
+		}
+		if op, _ := m.Get("op"); op == "exc" {
+			out[i].Err = pyErrorFrom(m)
+			continue
+		}
+		out[i].Value, _ = m.Get("value")
+	}
+	return out, nil
 }

@@ -9,20 +9,29 @@ reads replies to them before answering.
 """
 
 import datetime
+import functools
 import importlib.machinery
 import importlib.util
 import inspect
 import io
 import json
 import os
+import re
 import struct
 import sys
+import tempfile
 import traceback
 import types
+import zipimport
 
-_IN = sys.stdin.buffer
-_OUT = sys.stdout.buffer
-# User code printing must not corrupt the protocol stream.
+# The protocol gets descriptors of its own; descriptors 0 and 1 become
+# /dev/null and stderr, so that neither user code printing nor a process
+# it starts (which inherits 0 and 1) can read or corrupt the stream.
+_IN = os.fdopen(os.dup(0), "rb")
+_OUT = os.fdopen(os.dup(1), "wb")
+os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+os.dup2(2, 1)
+sys.stdin = open(os.devnull)
 sys.stdout = sys.stderr
 
 
@@ -164,6 +173,9 @@ P = Packed()
 
 TAGS = {"modules": "module", "states": "states", "grains": "grains",
         "utils": "utils", "renderers": "render"}
+# the disable_* option of each kind (Salt's disable_<tag>s)
+DISABLE = {"modules": "modules", "states": "states", "grains": "grains",
+           "utils": "utils", "renderers": "renders"}
 
 
 def _inject(mod, kind):
@@ -189,22 +201,91 @@ def _inject(mod, kind):
         mod.__env__ = P.opts.get("saltenv") or "base"
 
 
-def _files(root):
-    out = []
-    if not os.path.isdir(root):
-        return out
-    for base, dirs, names in os.walk(root):
-        dirs.sort()
-        for n in sorted(names):
-            if n.endswith(".py") and not n.startswith("__"):
-                out.append(os.path.join(base, n))
-    return out
+_PRE_EXT = re.compile(r"\.cpython-%d%d(\.opt-[1-9])?$" % sys.version_info[:2])
+_pyximport = None
+
+
+def _suffix_order():
+    """The suffixes Salt's loader maps, best first: packages, extension
+    modules, sources, bytecode, then .pyx (cython_enable, with pyximport
+    importable) and .zip (enable_zip_modules)."""
+    global _pyximport
+    order = [""] + list(importlib.machinery.EXTENSION_SUFFIXES)
+    order += list(importlib.machinery.SOURCE_SUFFIXES) + list(importlib.machinery.BYTECODE_SUFFIXES)
+    if P.opts.get("cython_enable") is True:
+        try:
+            import pyximport
+            if _pyximport is None:
+                pyximport.install()
+                _pyximport = pyximport
+            order.append(".pyx")
+        except ImportError:
+            print("Cython is enabled in the options but not present in the system path. "
+                  "Skipping Cython modules.", file=sys.stderr)
+    if P.opts.get("enable_zip_modules") is True:
+        order.append(".zip")
+    return order
+
+
+def _split(basename, order):
+    """(name, suffix) of a file name, the longest known suffix first
+    (fast.cpython-311-x86_64-linux-gnu.so is fast with that suffix)."""
+    for suffix in sorted((x for x in order if x), key=len, reverse=True):
+        if basename.endswith(suffix):
+            return basename[:-len(suffix)], suffix
+    name, ext = os.path.splitext(basename)
+    return name, ext
+
+
+def _files(root, kind):
+    """Salt's file mapping of one module directory: its files and the
+    packages in it (not other subdirectories), private names skipped, the
+    disable_<kind> option applied, one file per module name chosen by
+    suffix (a package beats an extension module beats a source file);
+    bytecode only from __pycache__. Returns [(name, path, suffix)] sorted
+    by name."""
+    try:
+        names = sorted(x for x in os.listdir(root) if x != "__pycache__")
+    except OSError:
+        return []
+    try:
+        names += [os.path.join("__pycache__", x)
+                  for x in sorted(os.listdir(os.path.join(root, "__pycache__")))]
+    except OSError:
+        pass
+    order = _suffix_order()
+    disabled = set(P.opts.get("disable_" + DISABLE.get(kind, kind)) or [])
+    mapping = {}
+    for filename in names:
+        dirname, basename = os.path.split(filename)
+        if basename.startswith("_"):
+            continue
+        path = os.path.join(root, filename)
+        if os.path.isdir(path):
+            name, suffix = basename, ""
+            if "." in name:
+                continue
+            if not any(os.path.isfile(os.path.join(path, "__init__" + x)) for x in order if x):
+                continue
+        else:
+            name, suffix = _split(basename, order)
+            name = _PRE_EXT.sub("", name)
+            if suffix not in order or not suffix:
+                continue
+            if suffix in importlib.machinery.BYTECODE_SUFFIXES and not dirname:
+                continue
+        if name in disabled:
+            continue
+        if name in mapping and order.index(mapping[name][1]) <= order.index(suffix):
+            continue
+        mapping[name] = (path, suffix)
+    return [(n, p, x) for n, (p, x) in sorted(mapping.items())]
 
 
 def _exec_module(spec, mod, path, root):
-    """Imports mod with the module's own directory and the custom utils
-    directory on sys.path, as Salt's LazyLoader._load_module does (a
-    grain module may import a sibling: `import network_backend`)."""
+    """Runs mod with its own directory and the custom utils directory on
+    sys.path, as Salt's loader does (a grain module may import a sibling:
+    `import network_backend`)."""
     added = []
     for d in (os.path.join(os.path.dirname(root), "utils"), os.path.dirname(path)):
         if d not in sys.path:
@@ -218,28 +299,80 @@ def _exec_module(spec, mod, path, root):
                 sys.path.remove(d)
 
 
+def _import(modname, name, path, suffix, kind, root):
+    """Imports one mapped module file under modname."""
+    if suffix == ".pyx":
+        mod = _pyximport.load_module(modname, path, tempfile.gettempdir())
+        _inject(mod, kind)
+        return mod
+    if suffix == ".zip":
+        spec = zipimport.zipimporter(path).find_spec(name)
+        if spec is None:
+            raise ImportError("%s holds no module named %s" % (path, name))
+    elif suffix == "":
+        init = next(os.path.join(path, "__init__" + x) for x in _suffix_order()
+                    if x and os.path.isfile(os.path.join(path, "__init__" + x)))
+        spec = importlib.util.spec_from_file_location(modname, init, submodule_search_locations=[path])
+    elif suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        spec = importlib.util.spec_from_file_location(
+            modname, path, loader=importlib.machinery.ExtensionFileLoader(modname, path))
+    elif suffix in importlib.machinery.BYTECODE_SUFFIXES:
+        spec = importlib.util.spec_from_file_location(
+            modname, path, loader=importlib.machinery.SourcelessFileLoader(modname, path))
+    else:
+        spec = importlib.util.spec_from_file_location(modname, path)
+    if spec is None:
+        raise ImportError("cannot import %s" % path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[modname] = mod
+    _inject(mod, kind)
+    _exec_module(spec, mod, path, root)
+    return mod
+
+
+def _exported(fn, kind):
+    """Salt's loader exposes plain Python functions and partials and, but
+    for utils, only those defined in a module it loaded (its namespace is
+    salt.loaded): imported functions stay hidden, as do the functions of
+    .zip and .pyx modules, which Salt imports under their bare name."""
+    if not (inspect.isfunction(fn) or isinstance(fn, functools.partial)):
+        return False
+    if kind == "utils":
+        return True
+    # a partial's __module__ is functools'
+    return (getattr(fn, "__module__", None) or "").startswith("salt.loaded")
+
+
+def _attrs(mod):
+    """The names Salt looks at: __load__, else __all__, else dir()."""
+    for key in ("__load__", "__all__"):
+        names = getattr(mod, key, None)
+        if names is not None:
+            return list(names)
+    return dir(mod)
+
+
 def load_kind(kind, root):
     """Loads every module of kind under root; returns its functions, the
     modules that replaced nothing, and the load errors."""
     funcs, errors, names = [], [], []
-    for path in _files(root):
-        rel = os.path.relpath(path, root)[:-3].replace(os.sep, ".")
-        name = rel.rsplit(".", 1)[-1]
-        modname = "salt.loaded.ext.%s.%s" % (TAGS.get(kind, kind), rel)
+    seen = set()
+    target = {"modules": P.salt, "states": P.states, "utils": P.utils}.get(kind)
+    for name, path, suffix in _files(root, kind):
+        if suffix in (".zip", ".pyx"):
+            modname = name
+        else:
+            modname = "salt.loaded.ext.%s.%s" % (TAGS.get(kind, kind), name)
         try:
-            spec = importlib.util.spec_from_file_location(modname, path)
-            mod = importlib.util.module_from_spec(spec)
-            sys.modules[modname] = mod
+            mod = _import(modname, name, path, suffix, kind, root)
             _inject(mod, kind)
-            _exec_module(spec, mod, path, root)
-            _inject(mod, kind)
-            if hasattr(mod, "__init__") and callable(mod.__init__) and not isinstance(mod.__init__, type(object.__init__)):
-                init = getattr(mod, "__init__")
-                if inspect.isfunction(init):
-                    init(P.opts)
+            init = getattr(mod, "__init__", None)
+            if inspect.isfunction(init):
+                init(P.opts)
             vname = name
-            if hasattr(mod, "__virtual__"):
-                virt = mod.__virtual__()
+            virtual = getattr(mod, "__virtual__", None)
+            if inspect.isfunction(virtual):
+                virt = virtual()
                 if isinstance(virt, tuple):
                     virt = virt[0]
                 if virt is False or virt is None:
@@ -253,22 +386,27 @@ def load_kind(kind, root):
                            "tb": format_tb()})
             continue
         P.modules[(kind, vname)] = mod
-        names.append(vname)
+        mod_names = [vname] + list(getattr(mod, "__virtual_aliases__", ()) or ())
+        names.extend(mod_names)
         alias = getattr(mod, "__func_alias__", {}) or {}
-        for attr in sorted(vars(mod)):
-            if attr.startswith("_"):
+        for attr in _attrs(mod):
+            if attr.startswith("_") and attr != "__call__":
                 continue
-            fn = getattr(mod, attr)
-            if not inspect.isfunction(fn):
+            fn = getattr(mod, attr, None)
+            if not _exported(fn, kind):
                 continue
-            full = "%s.%s" % (vname, alias.get(attr, attr))
-            target = {"modules": P.salt, "states": P.states, "utils": P.utils}.get(kind)
-            if target is not None:
-                dict.__setitem__(target, full, fn)
-            if kind == "renderers" and attr == "render":
-                P.renderers[vname] = fn
-            funcs.append({"name": full, "doc": inspect.getdoc(fn) or "",
-                          "kwargs": _takes_kwargs(fn), "params": _spec(fn)})
+            for m in mod_names:
+                full = "%s.%s" % (m, alias.get(attr, attr))
+                if full in seen:
+                    # an earlier module of the same name keeps it
+                    continue
+                seen.add(full)
+                if target is not None:
+                    dict.__setitem__(target, full, fn)
+                if kind == "renderers" and attr == "render":
+                    P.renderers[m] = fn
+                funcs.append({"name": full, "doc": inspect.getdoc(fn) or "",
+                              "kwargs": _takes_kwargs(fn), "params": _spec(fn)})
     return {"functions": funcs, "errors": errors, "modules": names}
 
 
@@ -361,9 +499,9 @@ def op_grains(msg):
     for (kind, name), mod in sorted(P.modules.items(), key=lambda kv: kv[0][1]):
         if kind != "grains":
             continue
-        for attr in sorted(vars(mod)):
-            fn = getattr(mod, attr)
-            if attr.startswith("_") or not inspect.isfunction(fn):
+        for attr in sorted(_attrs(mod)):
+            fn = getattr(mod, attr, None)
+            if attr.startswith("_") or not _exported(fn, "grains"):
                 continue
             try:
                 params = _params(fn)
@@ -465,8 +603,19 @@ def op_load(msg):
     return ret
 
 
-OPS = {"call": op_call, "init": op_init, "load": op_load, "grains": op_grains,
-       "render_py": op_render_py, "render": op_render, "ping": lambda m: True}
+def op_batch(msg):
+    """Serves several requests in one round trip; each answer is a
+    ret or exc reply of its own."""
+    out = []
+    for m in msg["ops"]:
+        try:
+            out.append({"op": "ret", "value": OPS[m["op"]](m)})
+        except WorkerDied:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            out.append(_exc_reply(exc))
+    return out
+
 
 
 def _exc_reply(exc):
@@ -493,9 +642,50 @@ def serve(msg):
     send(reply)
 
 
+SALT = {"package": "", "warning": ""}
+
+
+def _choose_salt(pydir, mode):
+    """Puts the salt package the worker's modules import on sys.path:
+    brine's compatibility package (in pydir), or with mode "installed"
+    the Salt installed for this interpreter, when one is importable."""
+    if mode == "installed":
+        saved = list(sys.path)
+        sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.abspath(pydir)]
+        try:
+            import salt.exceptions  # noqa: F401
+            import salt
+            SALT["package"] = os.path.dirname(salt.__file__)
+            return
+        except Exception as exc:  # noqa: BLE001
+            for name in [k for k in sys.modules if k == "salt" or k.startswith("salt.")]:
+                del sys.modules[name]
+            sys.path[:] = saved
+            SALT["warning"] = ("pyext_salt is 'installed' but %s cannot import Salt (%s: %s): "
+                               "using brine's compatibility package" % (sys.executable, type(exc).__name__, exc))
+    if pydir:
+        sys.path.insert(0, pydir)
+    try:
+        import salt
+        SALT["package"] = os.path.dirname(salt.__file__ or "")
+    except ImportError:
+        pass
+
+
+def op_hello(msg):
+    """The worker's first answer: which Python and which salt package."""
+    return {"python": sys.executable, "version": sys.version.split()[0],
+            "salt": SALT["package"], "warning": SALT["warning"]}
+
+
+OPS = {"batch": op_batch, "call": op_call, "init": op_init, "load": op_load, "grains": op_grains,
+       "render_py": op_render_py, "render": op_render, "hello": op_hello,
+       "ping": lambda m: True}
+
+
 def main():
-    if len(sys.argv) > 1:
-        sys.path.insert(0, sys.argv[1])
+    pydir = sys.argv[1] if len(sys.argv) > 1 else ""
+    _choose_salt(pydir, os.environ.get("BRINE_PYEXT_SALT", ""))
     _ensure_salt_exceptions()
     while True:
         try:

@@ -33,8 +33,12 @@ test:
 race:
 	$(GO) test -race ./internal/engine/... ./internal/cli/... ./internal/fleet/...
 
+# Per-stage benchmarks (render, compile, pillar, engine, outputters) on
+# generated trees of 1k, 10k and 100k states, as a table of ns/state and
+# allocs/state; BENCH narrows them: make bench BENCH='Stages/.*/1k$$'.
+BENCH ?= Stages
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1x ./...
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime 1x -timeout 60m -json ./internal/highstate | $(GO) run ./tools/benchreport
 
 conformance: build
 	../shared/conformance/run --bin ./brine

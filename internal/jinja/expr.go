@@ -505,12 +505,8 @@ func (r *renderer) str(v any) (string, error) {
 		return "False", nil
 	case nil:
 		return "None", nil
-	case *big.Int:
-		if err := pyops.CheckIntStr(x); err != nil {
-			return "", err
-		}
 	}
-	return value.Str(v), nil
+	return pyops.StrChecked(v)
 }
 
 // printable turns a printed value into output text.

@@ -157,7 +157,7 @@ func FormatValue(v any, spec string) (string, error) {
 		return f.PyFormat(spec)
 	}
 	if spec == "" {
-		return value.Str(v), nil
+		return StrChecked(v)
 	}
 	return "", typeErr("unsupported format string passed to %s.__format__", TypeName(v))
 }

@@ -2,17 +2,16 @@ package pyops
 
 import (
 	"math/big"
+
+	"brine/internal/value"
 )
 
 // MaxStrDigits is CPython's sys.int_info.default_max_str_digits: int()
 // of a string of more decimal digits, and str() of an int of more, raise
 // ValueError (CVE-2020-10735: the conversions are quadratic). Bases that
-// are powers of two are exempt, as in CPython.
-const MaxStrDigits = 4300
-
-// tenToMax is 10**MaxStrDigits: an int has more than MaxStrDigits digits
-// when its magnitude is at least this.
-var tenToMax = new(big.Int).Exp(big.NewInt(10), big.NewInt(MaxStrDigits), nil)
+// are powers of two are exempt, as in CPython. The rule lives in value,
+// whose Repr and Str follow it too.
+const MaxStrDigits = value.MaxStrDigits
 
 // errToInt is the ValueError of int() of a string of n digits.
 func errToInt(n int) *Error {
@@ -21,18 +20,33 @@ func errToInt(n int) *Error {
 
 // ErrIntToStr is the ValueError of str() of an int of more than
 // MaxStrDigits digits.
-var ErrIntToStr = valueErr("Exceeds the limit (%d digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit", MaxStrDigits)
+var ErrIntToStr = valueErr("%s", (&value.IntStrError{}).Error())
 
 // CheckIntStr refuses the decimal conversion of an int of more than
 // MaxStrDigits digits without converting it. Only a *big.Int can be that
 // large.
 func CheckIntStr(v any) error {
-	b, ok := v.(*big.Int)
-	if !ok || b.BitLen() < 14285 { // 2**14284 < 10**4300
-		return nil
-	}
-	if b.BitLen() > 14285 || new(big.Int).Abs(b).Cmp(tenToMax) >= 0 {
+	if b, ok := v.(*big.Int); ok && value.IntStrTooLong(b) {
 		return ErrIntToStr
 	}
 	return nil
+}
+
+// StrChecked is Python's str(v), failing with ErrIntToStr where str()
+// meets an int of more than MaxStrDigits digits (in a container too).
+func StrChecked(v any) (string, error) {
+	s, err := value.StrErr(v)
+	if err != nil {
+		return "", ErrIntToStr
+	}
+	return s, nil
+}
+
+// ReprChecked is Python's repr(v), failing as StrChecked does.
+func ReprChecked(v any) (string, error) {
+	s, err := value.ReprErr(v)
+	if err != nil {
+		return "", ErrIntToStr
+	}
+	return s, nil
 }

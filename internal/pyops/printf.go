@@ -224,14 +224,21 @@ func percentOne(c byte, v any, s fmtSpec) (string, error) {
 	}
 	switch c {
 	case 's', 'r', 'a':
-		var t string
+		var (
+			t   string
+			err error
+		)
 		switch c {
 		case 's':
-			t = value.Str(v)
+			t, err = StrChecked(v)
 		case 'r':
-			t = value.Repr(v)
+			t, err = ReprChecked(v)
 		default:
-			t = asciiRepr(value.Repr(v))
+			t, err = ReprChecked(v)
+			t = asciiRepr(t)
+		}
+		if err != nil {
+			return "", err
 		}
 		if s.precision >= 0 {
 			t = truncRunes(t, s.precision)

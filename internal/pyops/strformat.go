@@ -184,16 +184,22 @@ func (f *strFormatter) field(b *strings.Builder, name string, conv byte, spec st
 	if err != nil {
 		return err
 	}
+	var cerr error
 	switch conv {
 	case 0:
 	case 's':
-		v = value.Str(v)
+		v, cerr = StrChecked(v)
 	case 'r':
-		v = value.Repr(v)
+		v, cerr = ReprChecked(v)
 	case 'a':
-		v = asciiRepr(value.Repr(v))
+		var t string
+		t, cerr = ReprChecked(v)
+		v = asciiRepr(t)
 	default:
 		return valueErr("Unknown conversion specifier %s", string(rune(conv)))
+	}
+	if cerr != nil {
+		return cerr
 	}
 	if strings.ContainsAny(spec, "{}") {
 		var sb strings.Builder

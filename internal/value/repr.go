@@ -9,14 +9,23 @@ import (
 	"unicode/utf8"
 )
 
-// Repr is Python's repr(v).
+// Repr is Python's repr(v). An int of more than MaxStrDigits digits,
+// which Python refuses to convert, prints as "<int of more than 4300
+// digits>"; ReprErr returns the error instead.
 func Repr(v any) string {
+	var err error
+	return repr(v, &err)
+}
+
+// repr writes v, recording an int too long to convert in *err.
+func repr(v any, err *error) string {
 	var b strings.Builder
-	writeRepr(&b, v)
+	writeRepr(&b, v, err)
 	return b.String()
 }
 
-// Str is Python's str(v): strings print as themselves, containers as repr.
+// Str is Python's str(v): strings print as themselves, containers as repr
+// (StrErr: with the error of an int too long to convert).
 func Str(v any) string {
 	switch x := v.(type) {
 	case string:
@@ -27,7 +36,7 @@ func Str(v any) string {
 	return Repr(v)
 }
 
-func writeRepr(b *strings.Builder, v any) {
+func writeRepr(b *strings.Builder, v any, err *error) {
 	switch x := v.(type) {
 	case nil:
 		b.WriteString("None")
@@ -42,6 +51,13 @@ func writeRepr(b *strings.Builder, v any) {
 	case int:
 		b.WriteString(strconv.Itoa(x))
 	case *big.Int:
+		if IntStrTooLong(x) {
+			if *err == nil {
+				*err = &IntStrError{}
+			}
+			b.WriteString(intTooLong)
+			return
+		}
 		b.WriteString(x.String())
 	case float64:
 		b.WriteString(FormatFloat(x))
@@ -55,7 +71,7 @@ func writeRepr(b *strings.Builder, v any) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writeRepr(b, e)
+			writeRepr(b, e, err)
 		}
 		b.WriteByte(']')
 	case Tuple:
@@ -64,7 +80,7 @@ func writeRepr(b *strings.Builder, v any) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writeRepr(b, e)
+			writeRepr(b, e, err)
 		}
 		if len(x) == 1 {
 			b.WriteByte(',')
@@ -76,9 +92,9 @@ func writeRepr(b *strings.Builder, v any) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writeRepr(b, k)
+			writeRepr(b, k, err)
 			b.WriteString(": ")
-			writeRepr(b, x.vals[i])
+			writeRepr(b, x.vals[i], err)
 		}
 		b.WriteByte('}')
 	case Reprer:

@@ -31,7 +31,11 @@
 // (tabs on blank or comment lines and after "- ", anchors containing '.',
 // an empty key written as ": x", "?x" and ":x" as plain scalars in flow
 // collections), and brine refuses a self-containing structure built with
-// aliases, which PyYAML would build. Two go-yaml rules libyaml lacks are
+// aliases, which PyYAML would build. brine also bounds what a document
+// may cost where Salt does not (limits.go): nesting deeper than
+// value.MaxDepth (aliases included) is a ParserError at the collection
+// that crosses it, and merge keys may copy at most about a million pairs;
+// aliases are never expanded (an anchored collection is one shared value). Two go-yaml rules libyaml lacks are
 // undone: a flow continuation line left of the block indentation, and a
 // '#' comment right after a quoted scalar or a flow collection.
 package yamlload

@@ -59,7 +59,13 @@ type Error struct {
 	ProblemMark Mark
 	// Position is the byte offset a ReaderError reports.
 	Position int
+	// Err is the cause, when there is one to match with errors.As: a
+	// *value.DepthError for a document nested deeper than value.MaxDepth.
+	Err error
 }
+
+// Unwrap returns the cause of the error, if any.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Error returns the message as PyYAML's str() of the exception prints it,
 // naming the stream "<unicode string>" as Salt's messages do.

@@ -142,17 +142,24 @@ func isSeqEntry(s string) bool { return s[0] == '-' && (len(s) == 1 || s[1] == '
 // node reads the block collection starting on the current line at column
 // ind.
 func (p *fastLoader) node(ind int) (any, bool) {
-	if p.depth++; p.depth > 500 {
-		return nil, false
-	}
-	defer func() { p.depth-- }()
 	if isSeqEntry(p.text()) {
 		return p.seq(ind)
 	}
 	return p.mapping(ind)
 }
 
+// enter counts one more enclosing collection; past value.MaxDepth the fast
+// path gives up and the full path reports the document.
+func (p *fastLoader) enter() bool {
+	p.depth++
+	return p.depth <= value.MaxDepth
+}
+
 func (p *fastLoader) seq(ind int) (any, bool) {
+	defer func() { p.depth-- }()
+	if !p.enter() {
+		return nil, false
+	}
 	base := len(p.stack)
 	defer func() { p.stack = p.stack[:base] }()
 	for p.ind == ind {
@@ -200,6 +207,10 @@ func (p *fastLoader) inline(ind int) (any, bool) {
 }
 
 func (p *fastLoader) mapping(ind int) (any, bool) {
+	defer func() { p.depth-- }()
+	if !p.enter() {
+		return nil, false
+	}
 	base := len(p.stack)
 	defer func() { p.stack = p.stack[:base] }()
 	for p.ind == ind {
@@ -313,7 +324,7 @@ func (p *fastLoader) value(ind int) (any, bool) {
 	case '"', '\'':
 		v, n, ok = quoted(s, 0)
 	case '[', '{':
-		v, n, ok = p.flow(s, 0, 0)
+		v, n, ok = p.flow(s, 0, p.depth)
 	case '|':
 		return p.literal(s, ind)
 	default:
@@ -492,9 +503,10 @@ func hexVal(c byte) byte {
 }
 
 // flow reads the single-line flow collection at s[i] and returns it and the
-// offset after its closing bracket.
+// offset after its closing bracket; depth is the number of collections
+// around it.
 func (p *fastLoader) flow(s string, i, depth int) (any, int, bool) {
-	if depth > 100 {
+	if depth >= value.MaxDepth {
 		return nil, 0, false
 	}
 	skip := func(i int) int {

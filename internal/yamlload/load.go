@@ -46,6 +46,9 @@ func slowLoad(data []byte, name string, plainDicts bool) (any, error) {
 	if err != nil || root == nil {
 		return nil, err
 	}
+	if err := checkDepth(root, name); err != nil {
+		return nil, err
+	}
 	// merges may make the node tree cyclic; look for aliases before that
 	aliases := hasAlias(root)
 	c := constructor{name: name, plainDicts: plainDicts}
@@ -215,7 +218,7 @@ func unshift(n *yaml.Node, edits []insertion) {
 }
 
 func parseOnce(data []byte, name string) (*yaml.Node, error) {
-	l, err := yaml.NewLoader(bytes.NewReader(data))
+	l, err := yaml.NewLoader(bytes.NewReader(data), depthLimit)
 	if err != nil {
 		return nil, convertError(err, data, name)
 	}
@@ -275,6 +278,14 @@ func convertError(err error, data []byte, name string) *Error {
 	var le *yaml.LoadError
 	if !errors.As(err, &le) {
 		return &Error{Kind: OtherError, Name: name, Problem: err.Error()}
+	}
+	if le.Message == errScannerDepth.Error() {
+		// a block collection starts at the key or entry that opened it
+		m := le.Mark
+		if le.ContextMsg == "while increasing indent level" && le.ContextMark.Line > 0 {
+			m = le.ContextMark
+		}
+		return depthError(name, Mark{m.Line, m.Column})
 	}
 	e := &Error{Name: name, Problem: le.Message, Context: le.ContextMsg,
 		ProblemMark: Mark{le.Mark.Line, le.Mark.Column}}
@@ -366,6 +377,7 @@ type constructor struct {
 	plainDicts bool // mappings are unhashable, as Python dicts
 	objs       map[*yaml.Node]any
 	queue      []pending
+	merged     int // pairs merge keys have copied, bounded by maxMergedPairs
 }
 
 func mark(n *yaml.Node) Mark { return Mark{n.Line, n.Column} }
@@ -765,6 +777,9 @@ func (c *constructor) flatten(n *yaml.Node, depth int) error {
 			continue
 		}
 		if isMergeKey(kn) {
+			if err := c.mergeBudget(n, kn, vn); err != nil {
+				return err
+			}
 			n.Content = append(n.Content[:i], n.Content[i+2:]...)
 			switch vn.Kind {
 			case yaml.MappingNode:
@@ -815,8 +830,48 @@ func (c *constructor) flatten(n *yaml.Node, depth int) error {
 		}
 		out = append(out, merge[i], merge[i+1])
 	}
-	n.Content = append(out, n.Content...)
+	n.Content = append(cutRepeat(out), n.Content...)
 	return nil
+}
+
+// mergeBudget counts the pairs the merge of vn into n copies and refuses
+// a document whose merges copy more than maxMergedPairs in all.
+func (c *constructor) mergeBudget(n, kn, vn *yaml.Node) error {
+	switch vn.Kind {
+	case yaml.MappingNode:
+		c.merged += len(vn.Content) / 2
+	case yaml.SequenceNode:
+		for _, sub := range vn.Content {
+			if sub = deref(sub); sub != nil {
+				c.merged += len(sub.Content) / 2
+			}
+		}
+	}
+	if c.merged > maxMergedPairs {
+		return &Error{Kind: ConstructorError, Name: c.name, Context: mappingContext, ContextMark: mark(n),
+			Problem: "found more than " + itoa(maxMergedPairs) + " merged keys", ProblemMark: mark(kn)}
+	}
+	return nil
+}
+
+// cutRepeat shortens merged pairs after the first key node that comes
+// twice (one mapping merged twice). Constructing the mapping stops there
+// with "found conflicting ID" anyway (or earlier), so nothing changes but
+// the cost: nested merges of repeated mappings would otherwise grow
+// exponentially ("billion laughs" through <<).
+func cutRepeat(pairs []*yaml.Node) []*yaml.Node {
+	if len(pairs) < 4 {
+		return pairs
+	}
+	seen := make(map[*yaml.Node]bool, len(pairs)/2)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		k := deref(pairs[i])
+		if seen[k] {
+			return pairs[:i+2]
+		}
+		seen[k] = true
+	}
+	return pairs
 }
 
 // checkCycles rejects a value that contains itself, which aliases can

@@ -37,6 +37,15 @@ func MasterDefaults() *value.Map {
 		// jobs it missed.
 		{"job_catchup_window", int64(600)},
 		{"jetstream_dir", ""},
+		// The event bus and the reactor (Salt's names and defaults).
+		{"reactor", value.NewList()},
+		{"reactor_worker_threads", int64(10)},
+		{"reactor_worker_hwm", int64(10000)},
+		{"presence_events", false},
+		{"loop_interval", int64(60)},
+		// brine: seconds the master keeps recent events for listeners
+		// that ask for them (`brine event listen --since`); 0: none.
+		{"event_retention", int64(300)},
 	} {
 		opts.Set(kv[0], kv[1])
 	}

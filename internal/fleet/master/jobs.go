@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"brine/internal/fleet/events"
 	"brine/internal/fleet/proto"
 	"brine/internal/match"
 	"brine/internal/value"
@@ -106,6 +107,9 @@ func (m *Master) Publish(req proto.PublishRequest) (proto.PublishReply, error) {
 		return proto.PublishReply{}, fmt.Errorf("storing job: %w", err)
 	}
 	m.addRecent(job, signed)
+	// Salt announces a job before publishing it, so its returns follow.
+	m.Fire(job.JID, events.JobMinions(minions))
+	m.Fire(events.JobNewTag(job.JID), events.JobNew(job, events.Missing(req.Tgt, req.TgtType, minions)))
 	sent, err := m.broadcast(job.JID, signed, minions, gen)
 	if err != nil {
 		return proto.PublishReply{}, err
@@ -348,11 +352,13 @@ func (m *Master) handleReturn(id string, body json.RawMessage) (any, error) {
 	key := proto.ReturnKey(ret.JID, id)
 	_, err = m.rets.Create(ctx, key, data)
 	if errors.Is(err, jetstream.ErrKeyExists) {
-		return nil, m.storeOverForeign(ctx, key, id, ret.JID, data)
-	}
-	if err != nil {
+		if err := m.storeOverForeign(ctx, key, id, ret.JID, data); err != nil {
+			return nil, err
+		}
+	} else if err != nil {
 		return nil, fmt.Errorf("storing the return: %w", err)
 	}
+	m.Fire(events.JobRetTag(ret.JID, id), events.JobRet(ret))
 	return nil, nil
 }
 

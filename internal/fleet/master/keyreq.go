@@ -347,6 +347,7 @@ func (m *Master) handleKeyRequest(g *keyReqGate, msg *nats.Msg) {
 		m.Log.Debug("storing key request", "minion", kr.ID, "err", err)
 		return
 	}
+	m.fireAuth(kr.ID, kr.Key, st)
 	if !changed {
 		m.Log.Debug("key request repeated", "minion", kr.ID, "state", string(st), "source", source)
 		return

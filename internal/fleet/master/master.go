@@ -23,8 +23,10 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"brine/internal/config"
+	"brine/internal/fleet/events"
 	"brine/internal/fleet/keys"
 	"brine/internal/fleet/proto"
+	"brine/internal/fleet/reactor"
 	"brine/internal/highstate"
 	"brine/internal/value"
 )
@@ -37,7 +39,11 @@ type Master struct {
 	Key   nkeys.KeyPair // signs jobs and replies; the master's NATS user
 	Files *FileServer
 	Log   *slog.Logger
+	// Runner runs the reactor's runner.* reactions; set it before Start
+	// (nil: such reactions log that runners are unavailable).
+	Runner reactor.RunnerCaller
 
+	reactor  *reactor.Reactor
 	ns       *server.Server // nil with an external NATS server
 	baseOpts *server.Options
 	nc       *nats.Conn
@@ -210,6 +216,10 @@ func (m *Master) Start() error {
 		m.Close()
 		return err
 	}
+	if err := m.startEvents(); err != nil {
+		m.Close()
+		return err
+	}
 	if cd := optString(m.Opts, "cachedir"); cd != "" {
 		if err := os.MkdirAll(cd, 0o755); err == nil {
 			_ = os.WriteFile(URLFile(cd), []byte(m.url+"\n"), 0o644)
@@ -314,13 +324,16 @@ func mustGet(m *value.Map, k string) any { v, _ := m.Get(k); return v }
 
 // MinionPermissions are the NATS permissions of minion id: publish only
 // its own requests (returns included: the master validates and stores
-// them, so a minion never writes to JetStream), subscribe only its own
-// jobs, the jobs sent to every minion (see Master.Publish) and its inbox.
+// them, so a minion never writes to JetStream) and its own events (which
+// the master checks and relays to the bus, see internal/fleet/events),
+// subscribe only its own jobs, the jobs sent to every minion (see
+// Master.Publish) and its inbox: never the event bus.
 func MinionPermissions(id string) *server.Permissions {
 	tok := proto.Token(id)
 	return &server.Permissions{
 		Publish: &server.SubjectPermission{Allow: []string{
 			"brine.req." + tok + ".*",
+			events.MinionPublishAllow(id),
 		}},
 		Subscribe: &server.SubjectPermission{Allow: []string{
 			"brine.job." + tok + ".>",
@@ -395,6 +408,7 @@ func (m *Master) ReloadKeys() error {
 	} else if err := m.WriteNATSAuth(accepted); err != nil {
 		return fmt.Errorf("writing the NATS authorization file: %w", err)
 	}
+	m.fireKeyChanges(m.accepted, accepted)
 	m.accepted = accepted
 	m.keysGen++
 	m.Log.Info("accepted keys reloaded", "count", len(accepted))
@@ -479,6 +493,9 @@ func (m *Master) Close() {
 		close(m.stop)
 	}
 	m.wg.Wait()
+	if m.reactor != nil {
+		m.reactor.Close()
+	}
 	if m.nc != nil {
 		m.nc.Drain()
 		m.nc.Close()

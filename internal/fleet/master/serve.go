@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"brine/internal/execmod"
+	"brine/internal/fleet/keys"
 	"brine/internal/fleet/proto"
 	"brine/internal/pillar"
 	"brine/internal/value"
@@ -200,6 +201,10 @@ func (m *Master) handleHello(id string, body json.RawMessage) (any, error) {
 		return nil, err
 	}
 	grains := req.Grains.Map()
+	m.mu.Lock()
+	pub := m.accepted[id]
+	m.mu.Unlock()
+	m.fireAuth(id, pub, keys.Accepted)
 	p, err := m.CompilePillar(id, grains, req.Saltenv, req.Pillarenv, nil)
 	if err != nil {
 		return nil, err

@@ -53,7 +53,7 @@ func RunJob(in io.Reader, out io.Writer) int {
 	}
 	opts, grains := inp.Opts.Map(), inp.Grains.Map()
 	id := optString(opts, "id")
-	s := &Session{Opts: opts, Grains: grains, files: newFileCache(optString(opts, "cachedir")), pil: inp.Pillar.Map(), id: id}
+	s := &Session{Opts: opts, Grains: grains, files: newFileCache(optString(opts, "cachedir")), pil: inp.Pillar.Map(), id: id, daemon: true}
 	s.dial = func() (*Conn, error) {
 		kp, err := nkeys.FromSeed([]byte(inp.Seed))
 		if err != nil {

@@ -180,6 +180,7 @@ func (m *Minion) connect(ctx context.Context, wait time.Duration, closed chan st
 			g := m.o.Grains
 			m.mu.Unlock()
 			s := NewSession(c, m.o.Opts, g)
+			s.daemon = true
 			sess.Store(s)
 			return s
 		}
@@ -233,6 +234,7 @@ func (m *Minion) serve(ctx context.Context, sess *Session, closed chan struct{},
 		}
 	}
 	m.recovered.Do(func() { m.recover(sess) })
+	m.fireStart(sess)
 	m.catchup(sess)
 	m.log.Info("minion ready")
 	ready()

@@ -33,6 +33,10 @@ type Session struct {
 	id     string
 	dial   func() (*Conn, error)
 	connMu sync.Mutex
+
+	// daemon marks the sessions of a minion daemon and its job
+	// processes (not `brine call`): they have a local event bus.
+	daemon bool
 }
 
 // CurrentGrains returns the grains the session's runs use.
@@ -207,6 +211,7 @@ func (s *Session) Attach(ctx *execmod.Context, syncFiles, freshPillar bool) erro
 	}
 	ctx.Files = &execmod.CachedFiles{Src: fileserver.New(mapOpt(ctx.Opts, "file_roots")), Cachedir: optString(ctx.Opts, "cachedir")}
 	ctx.SetService("pillar", remotePillar{s: s, local: pillar.Service{Renderers: pillar.Renderers{Salt: ctx.Callable, Services: map[string]any{"execmod": ctx}}}})
+	ctx.SetService("event", eventService{s: s})
 	if freshPillar {
 		p, err := s.Pillar(ctx.Saltenv, ctx.Pillarenv, nil)
 		if err != nil {

@@ -13,6 +13,8 @@
 //	                             return)
 //	$KV.BRINE_RET.<jid>.<tok>    a return, stored in JetStream by the master
 //	brine.master.<kind>          administrative requests (publish, resolve, keys)
+//	brine.ev.<tag>               the event bus (see internal/fleet/events)
+//	brine.mev.<tok>.<tag>        events a minion fires to the master
 //	_INBOX_<tok>.>               a minion's reply inbox
 package proto
 

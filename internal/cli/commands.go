@@ -144,6 +144,32 @@ func init() {
 			flags: func() *pflag.FlagSet { return jobsFlagSet(new(jobsFlags)) },
 			run:   Jobs, args: "verbs",
 		},
+		{
+			name: "run-runner", usage: "[options] FUNCTION [ARG ...] [KEY=VALUE ...]",
+			summary: "run a runner function on the master, as salt-run does",
+			about: "brine run-runner runs a runner function on the master with the master's options: manage.* " +
+				"(which minions answer), jobs.* (the job store), fileserver.* (the master's file_roots), salt.cmd, " +
+				"and state.orchestrate, a state run of the master's file_roots whose salt.state, salt.function, " +
+				"salt.runner and salt.wheel steps drive the minions. Arguments are typed as brine run types them.",
+			examples: [][2]string{
+				{"brine run-runner -c /etc/brine/master manage.status", "which minions answer"},
+				{"brine run-runner jobs.lookup_jid 20261121234316561543", "one job's returns"},
+				{"brine run-runner state.orchestrate deploy test=True", "a dry run of the orchestration deploy.sls"},
+			},
+			flags: func() *pflag.FlagSet { return runnerFlagSet(new(runnerFlags)) },
+			run:   RunRunner,
+		},
+		{
+			name: "event", usage: "[options] listen",
+			summary: "print the master's events as they are fired, as salt-run state.event does",
+			verbs:   [][2]string{{"listen", "print each event: its tag, then its data"}},
+			examples: [][2]string{
+				{"brine event -c /etc/brine/master listen", "every event, data as indented JSON"},
+				{"brine event -c /etc/brine/master listen --tag 'salt/job/*/ret/*' --out json", "returns, one JSON object a line"},
+			},
+			flags: func() *pflag.FlagSet { return eventFlagSet(new(eventFlags)) },
+			run:   Event, args: "verbs",
+		},
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"brine/internal/config"
 	"brine/internal/fleet/master"
+	"brine/internal/fleet/runners"
 )
 
 // fleetFlags are the options every fleet command shares.
@@ -98,6 +99,7 @@ func Master(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, m.NATSAuthFile())
 		return exitOK
 	}
+	m.Runner = runners.Caller{Opts: cfg.Opts()}
 	if err := m.Start(); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitGeneric

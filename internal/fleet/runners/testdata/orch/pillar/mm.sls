@@ -1,0 +1,1 @@
+who: boss

@@ -1,0 +1,2 @@
+only:
+  test.succeed_without_changes: []

@@ -142,7 +142,8 @@ func TestNetworkReal(t *testing.T) {
 			sysEq(t, "default gateway", gw, f[2])
 		}
 	}
-	sysEq(t, "in_subnet", call(t, ctx, "network.in_subnet", []any{"127.0.0.0/8"}), true)
+	// As Salt's ip_addrs, in_subnet leaves the loopback addresses out.
+	sysEq(t, "in_subnet", call(t, ctx, "network.in_subnet", []any{"127.0.0.0/8"}), false)
 }
 
 func TestPkgReal(t *testing.T) {

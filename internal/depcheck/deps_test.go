@@ -21,9 +21,10 @@ var layer = map[string]int{
 	"jinja":     2,
 	"jinjasalt": 3, "fileserver": 3, "grains": 3, "config": 3, "render": 3, "match": 3, "state": 3,
 	"system":  3,
-	"execmod": 4, "output": 4,
+	"execmod": 4, "output": 4, "sshkeys": 4,
 	"statemod": 5, "top": 5,
 	"pyext":     6, // Python extensions: registered into the execmod, statemod and render registries
+	"fileops":   6, // the file operations the file execution functions and states share
 	"renderers": 7, "modules": 7, "states": 7, "outputters": 7,
 	"pillar": 8, "compile": 8, "engine": 8,
 	"highstate": 9,

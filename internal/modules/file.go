@@ -10,11 +10,9 @@ import (
 	"crypto/sha3"
 	"crypto/sha512"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -23,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"brine/internal/execmod"
+	"brine/internal/fileops"
 	"brine/internal/value"
 )
 
@@ -151,12 +150,12 @@ func fileReaddir(_ *execmod.Context, args []any, kwargs *value.Map) (any, error)
 	}
 	f, err := os.Open(p)
 	if err != nil {
-		return nil, pyOSError(err)
+		return nil, fileops.PyOSError(err)
 	}
 	defer f.Close()
 	names, err := f.Readdirnames(-1) // directory order, as os.listdir
 	if err != nil {
-		return nil, pyOSError(err)
+		return nil, fileops.PyOSError(err)
 	}
 	out := value.NewList(".", "..")
 	for _, n := range names {
@@ -165,29 +164,12 @@ func fileReaddir(_ *execmod.Context, args []any, kwargs *value.Map) (any, error)
 	return out, nil
 }
 
-// pyOSError words an OS error as Python's OSError does:
-// "[Errno 2] No such file or directory: '/x'".
-func pyOSError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		var errno syscall.Errno
-		if errors.As(pe.Err, &errno) {
-			msg := errno.Error()
-			if msg != "" {
-				msg = strings.ToUpper(msg[:1]) + msg[1:]
-			}
-			return fmt.Errorf("[Errno %d] %s: %s", int(errno), msg, value.Repr(pe.Path))
-		}
-	}
-	return err
-}
-
 // readText reads path as Python's open(path, "r") does: UTF-8 with
 // universal newlines.
 func readText(path string) (string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", pyOSError(err)
+		return "", fileops.PyOSError(err)
 	}
 	if !utf8.Valid(data) {
 		i := 0
@@ -220,7 +202,7 @@ func fileRead(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 	if v[1] == true {
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return nil, pyOSError(err)
+			return nil, fileops.PyOSError(err)
 		}
 		return data, nil
 	}
@@ -343,12 +325,12 @@ func fileHash(path, form string) (string, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return "", pyOSError(err)
+		return "", fileops.PyOSError(err)
 	}
 	defer f.Close()
 	h := newHash()
 	if _, err := io.Copy(h, f); err != nil {
-		return "", pyOSError(err)
+		return "", fileops.PyOSError(err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }

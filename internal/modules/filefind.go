@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"brine/internal/execmod"
+	"brine/internal/fileops"
 	"brine/internal/value"
 )
 
@@ -32,7 +33,7 @@ func findStatOf(path string) (*findStat, error) {
 	var st syscall.Stat_t
 	if err := syscall.Stat(path, &st); err != nil {
 		if err := syscall.Lstat(path, &st); err != nil {
-			return nil, pyOSError(&os.PathError{Op: "lstat", Path: path, Err: err})
+			return nil, fileops.PyOSError(&os.PathError{Op: "lstat", Path: path, Err: err})
 		}
 	}
 	return &findStat{mode: st.Mode, uid: st.Uid, gid: st.Gid, size: st.Size, mtime: st.Mtim.Sec}, nil
@@ -352,7 +353,7 @@ func findGrepOpt(val string) (*findCriterion, error) {
 		}
 		data, err := os.ReadFile(pyJoin(dir, name))
 		if err != nil {
-			return false, pyOSError(err)
+			return false, fileops.PyOSError(err)
 		}
 		return re.Match(data), nil
 	}}, nil

@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strings"
 
+	"brine/internal/fileops"
 	"brine/internal/statemod"
 	"brine/internal/value"
 )
@@ -346,7 +347,7 @@ func archiveExtracted(c *statemod.Call) (*value.Map, error) {
 	}
 	uid, gid := -1, -1
 	if c.Has("user") {
-		u, ok := resolveUID(c.Get("user"))
+		u, ok := fileops.ResolveUID(c.Get("user"))
 		if !ok {
 			ret.Set("comment", "User "+c.Str("user")+" does not exist")
 			return ret, nil
@@ -354,7 +355,7 @@ func archiveExtracted(c *statemod.Call) (*value.Map, error) {
 		uid = u
 	}
 	if c.Has("group") {
-		g, ok := resolveGID(c.Get("group"))
+		g, ok := fileops.ResolveGID(c.Get("group"))
 		if !ok {
 			ret.Set("comment", "Group "+c.Str("group")+" does not exist")
 			return ret, nil
@@ -563,11 +564,11 @@ func archiveExtracted(c *statemod.Call) (*value.Map, error) {
 				if err != nil {
 					return nil
 				}
-				st, ok := statPath(p, false)
+				st, ok := fileops.Stat(p, false)
 				if !ok {
 					return nil
 				}
-				if (uid != -1 && st.uid != uid) || (gid != -1 && st.gid != gid) {
+				if (uid != -1 && st.UID != uid) || (gid != -1 && st.GID != gid) {
 					changes.Set("updated ownership", true)
 					if !c.Test {
 						if err := os.Lchown(p, uid, gid); err != nil {

@@ -8,16 +8,15 @@ package states
 // and filehash.go source_hash checks and http(s) sources.
 
 import (
-	"errors"
+	"brine/internal/execmod"
+	"brine/internal/fileops"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"brine/internal/pyops"
-	"brine/internal/render"
 	"brine/internal/statemod"
 	"brine/internal/value"
 )
@@ -82,91 +81,38 @@ func init() {
 		Params: []statemod.Param{statemod.Req("name"), statemod.Req("source"), p("force", false), p("makedirs", false)}})
 }
 
+// readSource reads a salt://, file:// or local source.
 func readSource(c *statemod.Call, src string) ([]byte, error) {
-	if rest, ok := strings.CutPrefix(src, "salt://"); ok {
-		env := c.Saltenv
-		if path, q, found := strings.Cut(rest, "?saltenv="); found {
-			rest, env = path, q
-		}
-		if c.Env == nil || c.Env.Exec == nil || c.Env.Exec.Files == nil {
-			return nil, fs.ErrNotExist
-		}
-		data, _, err := c.Env.Exec.Files.ReadFile(env, rest)
-		return data, err
+	var ex *execmod.Context
+	if c.Env != nil {
+		ex = c.Env.Exec
 	}
-	path := strings.TrimPrefix(src, "file://")
-	return os.ReadFile(path)
-}
-
-func sourceExists(c *statemod.Call, src string) bool {
-	if isRemote(src) {
-		return true
-	}
-	if strings.HasPrefix(src, "salt://") {
-		_, err := readSource(c, src)
-		return err == nil
-	}
-	if rest, ok := strings.CutPrefix(src, "file://"); ok {
-		return exists(rest)
-	}
-	return strings.HasPrefix(src, "/") && exists(src)
+	return fileops.ReadSource(ex, c.Saltenv, src)
 }
 
 // sourceList is file.source_list: the first source of a list that exists.
 func sourceList(c *statemod.Call, source any) (string, error) {
-	l, ok := source.(*value.List)
-	if !ok {
-		if source == nil {
-			return "", nil
-		}
-		return value.Str(source), nil
+	if source == nil {
+		return "", nil
 	}
-	for _, it := range l.Items {
-		s := it
-		if m, ok := it.(*value.Map); ok {
-			if m.Len() != 1 {
-				continue
-			}
-			s, _ = m.At(0)
-		}
-		str := value.Str(s)
-		if sourceExists(c, str) {
-			return str, nil
-		}
+	var ex *execmod.Context
+	if c.Env != nil {
+		ex = c.Env.Exec
 	}
-	return "", errors.New("none of the specified sources were found")
-}
-
-// renderTemplate renders text with the run's template service.
-func renderTemplate(c *statemod.Call, engine, text string, context *value.Map, source string) (string, error) {
-	if c.Env == nil || c.Env.Exec == nil {
-		return "", fmt.Errorf("Specified template format %s is not supported", engine)
-	}
-	if r, ok := c.Env.Exec.Service(statemod.TemplateService).(statemod.TemplateRenderer); ok {
-		return r.RenderTemplate(engine, text, context, c.Saltenv, source)
-	}
-	// Fall back to the text renderer of that name.
-	e, ok := render.Default.Lookup(engine)
-	if !ok || e.Text == nil {
-		return "", fmt.Errorf("Specified template format %s is not supported", engine)
-	}
-	rc := c.Env.Exec.RenderContext(c.Saltenv)
-	rc.Vars = context
-	if rel, ok := strings.CutPrefix(source, "salt://"); ok {
-		rc.Source = rel
-		if c.Env.Exec.Files != nil {
-			if _, local, err := c.Env.Exec.Files.ReadFile(c.Saltenv, rel); err == nil {
-				rc.Path = local
-			}
-		}
-	} else {
-		rc.Path = source
-	}
-	out, err := e.Text(text, rc, "")
+	src, _, err := fileops.SourceList(ex, c.Saltenv, source, nil)
 	if err != nil {
 		return "", err
 	}
-	return out, nil
+	return value.Str(src), nil
+}
+
+// renderTemplate renders text with a template engine in the run's context.
+func renderTemplate(c *statemod.Call, engine, text string, context *value.Map, source string) (string, error) {
+	var ex *execmod.Context
+	if c.Env != nil {
+		ex = c.Env.Exec
+	}
+	return fileops.RenderTemplate(ex, c.Saltenv, engine, text, context, source)
 }
 
 // getManaged is file.get_managed: the content the file should have, or a
@@ -222,7 +168,7 @@ func getManaged(c *statemod.Call, source string, template any, context, defaults
 }
 
 func fileManaged(c *statemod.Call) (*value.Map, error) {
-	name := expandUser(c.Str("name"))
+	name := fileops.ExpandUser(c.Str("name"))
 	ret := value.MapOf("changes", value.NewMap(0), "comment", "", "name", name, "result", true)
 	if name == "" {
 		return fileErr(ret, "Destination file name is required")
@@ -232,7 +178,7 @@ func fileManaged(c *statemod.Call) (*value.Map, error) {
 	if s, ok := mode.(string); ok && strings.ToLower(s) == "keep" {
 		keepMode, mode = true, nil
 	}
-	mode = normalizeMode(mode)
+	mode = fileops.NormalizeMode(mode)
 	source := c.Get("source")
 	contents, cPillar, cGrains := c.Get("contents"), c.Get("contents_pillar"), c.Get("contents_grains")
 	count := 0
@@ -375,7 +321,7 @@ func fileManaged(c *statemod.Call) (*value.Map, error) {
 	}
 	follow := c.Bool("follow_symlinks")
 	if !replace && exists(name) {
-		lmode := checkPerms(name, ret, user, group, mode, follow, c.Test)
+		lmode := fileops.CheckPerms(name, ret, user, group, mode, follow, c.Test).LMode
 		if c.Test {
 			if mode != nil && lmode != "" && mode != lmode {
 				ret.Set("comment", fmt.Sprintf("File %s will be updated with permissions %s from its current state of %s", name, value.Str(mode), lmode))
@@ -495,25 +441,25 @@ func validateStrList(v any) ([]string, bool) {
 // get, for test mode.
 func checkFileMeta(name string, want []byte, hasWant bool, user, group, mode any, follow bool) *value.Map {
 	changes := value.NewMap(0)
-	st, ok := statPath(name, follow)
+	st, ok := fileops.Stat(name, follow)
 	if !ok {
 		changes.Set("newfile", name)
 		return changes
 	}
 	if hasWant {
 		if old, err := os.ReadFile(name); err == nil {
-			if d := fileDiff(old, want); d != "" {
+			if d := fileops.Diff(old, want); d != "" {
 				changes.Set("diff", d)
 			}
 		}
 	}
-	if user != nil && value.Str(user) != st.user && !value.Equal(user, int64(st.uid)) {
+	if user != nil && value.Str(user) != st.User && !value.Equal(user, int64(st.UID)) {
 		changes.Set("user", user)
 	}
-	if group != nil && value.Str(group) != st.group && !value.Equal(group, int64(st.gid)) {
+	if group != nil && value.Str(group) != st.Group && !value.Equal(group, int64(st.GID)) {
 		changes.Set("group", group)
 	}
-	if mode != nil && mode != normalizeMode(st.mode) {
+	if mode != nil && mode != fileops.NormalizeMode(st.Mode) {
 		changes.Set("mode", mode)
 	}
 	return changes
@@ -536,7 +482,7 @@ func manageFile(c *statemod.Call, name string, want []byte, hasWant, fromContent
 			if err != nil || string(old) != string(want) {
 				if !c.Bool("show_changes") {
 					changes.Set("diff", "<show_changes=False>")
-				} else if d := fileDiff(old, want); d != "" {
+				} else if d := fileops.Diff(old, want); d != "" {
 					changes.Set("diff", d)
 				}
 				mode := c.Str("backup")
@@ -544,20 +490,20 @@ func manageFile(c *statemod.Call, name string, want []byte, hasWant, fromContent
 					mode = value.Str(c.Opt("backup_mode"))
 				}
 				if mode == "minion" || mode == "both" {
-					_ = backupMinion(real, value.Str(c.Opt("cachedir")))
+					_ = fileops.BackupMinion(real, value.Str(c.Opt("cachedir")))
 				}
-				if err := writeAtomic(real, want, false); err != nil {
+				if err := fileops.WriteAtomic(real, want, false); err != nil {
 					return fileErr(ret, "Failed to commit change: "+err.Error())
 				}
 			}
 		} else if hasWant && link && !follow {
 			os.Remove(name)
-			if err := writeAtomic(name, want, false); err != nil {
+			if err := fileops.WriteAtomic(name, want, false); err != nil {
 				return fileErr(ret, "Failed to commit change: "+err.Error())
 			}
 			changes.Set("diff", "Replace symbolic link with regular file")
 		}
-		checkPerms(name, ret, user, group, mode, follow, false)
+		fileops.CheckPerms(name, ret, user, group, mode, follow, false)
 		if value.Truthy(mapGet(ret, "changes")) {
 			ret.Set("comment", fmt.Sprintf("File %s updated", name))
 		} else if value.Truthy(mapGet(ret, "result")) {
@@ -572,7 +518,7 @@ func manageFile(c *statemod.Call, name string, want []byte, hasWant, fromContent
 		if dirMode == nil && mode != nil {
 			dirMode = dirModeFrom(mode)
 		}
-		return makedirs(name, user, group, normalizeMode(dirMode))
+		return fileops.Makedirs(name, user, group, fileops.NormalizeMode(dirMode))
 	}
 	if !isDir(dir) {
 		if c.Bool("makedirs") {
@@ -586,28 +532,28 @@ func manageFile(c *statemod.Call, name string, want []byte, hasWant, fromContent
 	}
 	if hasWant && !fromContents {
 		changes.Set("diff", "New file")
-		if err := writeAtomic(name, want, true); err != nil {
+		if err := fileops.WriteAtomic(name, want, true); err != nil {
 			return fileErr(ret, "Failed to commit change: "+err.Error())
 		}
 	} else {
 		private := mode != nil
 		if !hasWant {
-			if err := writeAtomic(name, nil, private); err != nil {
+			if err := fileops.WriteAtomic(name, nil, private); err != nil {
 				return fileErr(ret, fmt.Sprintf("Empty file %s not created", name))
 			}
 			changes.Set("new", fmt.Sprintf("file %s created", name))
 			ret.Set("comment", "Empty file")
 		} else {
 			changes.Set("diff", "New file")
-			if err := writeAtomic(name, want, private); err != nil {
+			if err := fileops.WriteAtomic(name, want, private); err != nil {
 				return fileErr(ret, fmt.Sprintf("File %s not created", name))
 			}
 		}
 	}
 	if mode == nil {
-		mode = fmt.Sprintf("%04o", 0o666&^currentUmask())
+		mode = fmt.Sprintf("%04o", 0o666&^fileops.Umask())
 	}
-	checkPerms(name, ret, user, group, mode, true, false)
+	fileops.CheckPerms(name, ret, user, group, mode, true, false)
 	if !value.Truthy(mapGet(ret, "comment")) {
 		ret.Set("comment", "File "+name+" updated")
 	}
@@ -663,19 +609,19 @@ func osWalk(top string, maxDepth int) []walkEntry {
 
 func checkDirMeta(name string, user, group, mode any, follow bool) *value.Map {
 	changes := value.NewMap(0)
-	st, ok := statPath(name, follow)
+	st, ok := fileops.Stat(name, follow)
 	if !ok {
 		changes.Set("directory", "new")
 		return changes
 	}
-	if user != nil && value.Str(user) != st.user && !value.Equal(user, int64(st.uid)) {
+	if user != nil && value.Str(user) != st.User && !value.Equal(user, int64(st.UID)) {
 		changes.Set("user", user)
 	}
-	if group != nil && value.Str(group) != st.group && !value.Equal(group, int64(st.gid)) {
+	if group != nil && value.Str(group) != st.Group && !value.Equal(group, int64(st.GID)) {
 		changes.Set("group", group)
 	}
-	mode = normalizeMode(mode)
-	if mode != nil && mode != st.mode && (follow || !st.isLink) {
+	mode = fileops.NormalizeMode(mode)
+	if mode != nil && mode != st.Mode && (follow || !st.IsLink) {
 		changes.Set("mode", mode)
 	}
 	return changes
@@ -793,7 +739,7 @@ func cleanDir(root string, keep map[string]bool, excludePat any, test bool) []st
 }
 
 func fileDirectory(c *statemod.Call) (*value.Map, error) {
-	name := expandUser(c.Str("name"))
+	name := fileops.ExpandUser(c.Str("name"))
 	ret := value.MapOf("name", name, "changes", value.NewMap(0), "result", true, "comment", "")
 	if name == "" {
 		return fileErr(ret, "Must provide name to file.directory")
@@ -814,7 +760,7 @@ func fileDirectory(c *statemod.Call) (*value.Map, error) {
 	if !value.Truthy(fileMode) {
 		fileMode = dirMode
 	}
-	dirMode, fileMode = normalizeMode(dirMode), normalizeMode(fileMode)
+	dirMode, fileMode = fileops.NormalizeMode(dirMode), fileops.NormalizeMode(fileMode)
 	if msg := checkUser(user, group, c.Test); msg != "" {
 		return fileErr(ret, msg)
 	}
@@ -908,18 +854,18 @@ func fileDirectory(c *statemod.Call) (*value.Map, error) {
 			if !rset["ignore_files"] {
 				for _, f := range e.files {
 					path := filepath.Join(e.root, f)
-					st, ok := statPath(path, follow)
+					st, ok := fileops.Stat(path, follow)
 					if !ok {
 						continue
 					}
 					fc := value.NewMap(0)
-					if u != nil && value.Str(u) != st.user && !value.Equal(u, int64(st.uid)) {
+					if u != nil && value.Str(u) != st.User && !value.Equal(u, int64(st.UID)) {
 						fc.Set("user", u)
 					}
-					if g != nil && value.Str(g) != st.group && !value.Equal(g, int64(st.gid)) {
+					if g != nil && value.Str(g) != st.Group && !value.Equal(g, int64(st.GID)) {
 						fc.Set("group", g)
 					}
-					if fm != nil && fm != st.mode && (follow || !st.isLink) {
+					if fm != nil && fm != st.Mode && (follow || !st.IsLink) {
 						fc.Set("mode", fm)
 					}
 					if fc.Len() > 0 {
@@ -989,21 +935,21 @@ func fileDirectory(c *statemod.Call) (*value.Map, error) {
 	if !isDir(name) {
 		if !isDir(filepath.Dir(name)) {
 			if c.Bool("makedirs") {
-				if err := makedirs(name, user, group, dirMode); err != nil {
+				if err := fileops.Makedirs(name, user, group, dirMode); err != nil {
 					return fileErr(ret, err.Error())
 				}
 			} else {
 				return fileErr(ret, fmt.Sprintf("No directory to create %s in", name))
 			}
 		}
-		if err := mkdirPerms(name, user, group, dirMode); err != nil || !isDir(name) {
+		if err := fileops.Mkdir(name, user, group, dirMode); err != nil || !isDir(name) {
 			return fileErr(ret, fmt.Sprintf("Failed to create directory %s", name))
 		}
 		ret.Set("changes", value.MapOf(name, value.MapOf("directory", "new")))
 		return ret, nil
 	}
 	if !c.Bool("children_only") {
-		checkPerms(name, ret, user, group, dirMode, follow, false)
+		fileops.CheckPerms(name, ret, user, group, dirMode, follow, false)
 	}
 	if rset != nil {
 		u, g, dm, fm := user, group, dirMode, fileMode
@@ -1032,12 +978,12 @@ func fileDirectory(c *statemod.Call) (*value.Map, error) {
 		for _, e := range walk {
 			if !rset["ignore_files"] {
 				for _, f := range e.files {
-					checkPerms(filepath.Join(e.root, f), ret, u, g, fm, follow, false)
+					fileops.CheckPerms(filepath.Join(e.root, f), ret, u, g, fm, follow, false)
 				}
 			}
 			if !rset["ignore_dirs"] {
 				for _, d := range e.dirs {
-					checkPerms(filepath.Join(e.root, d), ret, u, g, dm, follow, false)
+					fileops.CheckPerms(filepath.Join(e.root, d), ret, u, g, dm, follow, false)
 				}
 			}
 		}
@@ -1072,7 +1018,7 @@ func fileDirectory(c *statemod.Call) (*value.Map, error) {
 }
 
 func fileAbsent(c *statemod.Call) (*value.Map, error) {
-	name := expandUser(c.Str("name"))
+	name := fileops.ExpandUser(c.Str("name"))
 	ret := value.MapOf("name", name, "changes", value.NewMap(0), "result", true, "comment", "")
 	changes := mapGet(ret, "changes").(*value.Map)
 	if name == "" {
@@ -1117,7 +1063,7 @@ func fileAbsent(c *statemod.Call) (*value.Map, error) {
 }
 
 func fileExists(c *statemod.Call) (*value.Map, error) {
-	name := expandUser(c.Str("name"))
+	name := fileops.ExpandUser(c.Str("name"))
 	ret := value.MapOf("name", name, "changes", value.NewMap(0), "result", true, "comment", "")
 	if name == "" {
 		return fileErr(ret, "Must provide name to file.exists")
@@ -1130,7 +1076,7 @@ func fileExists(c *statemod.Call) (*value.Map, error) {
 }
 
 func fileMissing(c *statemod.Call) (*value.Map, error) {
-	name := expandUser(c.Str("name"))
+	name := fileops.ExpandUser(c.Str("name"))
 	ret := value.MapOf("name", name, "changes", value.NewMap(0), "result", true, "comment", "")
 	if name == "" {
 		return fileErr(ret, "Must provide name to file.missing")
@@ -1143,7 +1089,7 @@ func fileMissing(c *statemod.Call) (*value.Map, error) {
 }
 
 func fileTouch(c *statemod.Call) (*value.Map, error) {
-	name := expandUser(c.Str("name"))
+	name := fileops.ExpandUser(c.Str("name"))
 	ret := value.MapOf("name", name, "changes", value.NewMap(0))
 	changes := mapGet(ret, "changes").(*value.Map)
 	if name == "" {
@@ -1168,7 +1114,7 @@ func fileTouch(c *statemod.Call) (*value.Map, error) {
 		return ret, nil
 	}
 	if c.Bool("makedirs") {
-		if err := makedirs(name, nil, nil, nil); err != nil {
+		if err := fileops.Makedirs(name, nil, nil, nil); err != nil {
 			return fileErr(ret, err.Error())
 		}
 	}
@@ -1176,7 +1122,7 @@ func fileTouch(c *statemod.Call) (*value.Map, error) {
 		return fileErr(ret, fmt.Sprintf("Directory not present to touch file %s", name))
 	}
 	extant := exists(name)
-	err := touchFile(name, c.Get("atime"), c.Get("mtime"))
+	err := fileops.Touch(name, c.Get("atime"), c.Get("mtime"))
 	ret.Set("result", err == nil)
 	if err != nil {
 		ret.Set("comment", "")
@@ -1197,35 +1143,35 @@ func fileTouch(c *statemod.Call) (*value.Map, error) {
 }
 
 func fileSymlink(c *statemod.Call) (*value.Map, error) {
-	name := expandUser(c.Str("name"))
+	name := fileops.ExpandUser(c.Str("name"))
 	target := c.Str("target")
 	ret := value.MapOf("name", name, "changes", value.NewMap(0), "result", true, "comment", "")
 	changes := mapGet(ret, "changes").(*value.Map)
 	if name == "" {
 		return fileErr(ret, "Must provide name to file.symlink")
 	}
-	mode := normalizeMode(c.Get("mode"))
+	mode := fileops.NormalizeMode(c.Get("mode"))
 	user, group := c.Get("user"), c.Get("group")
 	if c.Bool("inherit_user_and_group") && (user == nil || group == nil) && isLink(name) {
-		if st, ok := statPath(name, false); ok {
+		if st, ok := fileops.Stat(name, false); ok {
 			if user == nil {
-				user = st.user
+				user = st.User
 			}
 			if group == nil {
-				group = st.group
+				group = st.Group
 			}
 		}
 	}
 	if user == nil {
 		user = value.Str(c.Opt("user"))
 		if user == "" || user == "None" {
-			user = lookupUser(os.Getuid())
+			user = fileops.UserName(os.Getuid())
 		}
 	}
 	if group == nil {
-		if uid, ok := resolveUID(user); ok {
+		if uid, ok := fileops.ResolveUID(user); ok {
 			if u, err := lookupUserGID(uid); err == nil {
-				group = lookupGroup(u)
+				group = fileops.GroupName(u)
 			}
 		}
 		if group == nil {
@@ -1233,10 +1179,10 @@ func fileSymlink(c *statemod.Call) (*value.Map, error) {
 		}
 	}
 	var pre []string
-	if _, ok := resolveUID(user); !ok {
+	if _, ok := fileops.ResolveUID(user); !ok {
 		pre = append(pre, fmt.Sprintf("User %s does not exist", value.Str(user)))
 	}
-	if _, ok := resolveGID(group); !ok {
+	if _, ok := fileops.ResolveGID(group); !ok {
 		pre = append(pre, fmt.Sprintf("Group %s does not exist", value.Str(group)))
 	}
 	if !filepath.IsAbs(name) {
@@ -1266,10 +1212,10 @@ func fileSymlink(c *statemod.Call) (*value.Map, error) {
 		} else {
 			tresult = true
 			tcomment = fmt.Sprintf("The symlink %s is present", name)
-			if st, ok := statPath(name, false); ok && (st.user != value.Str(user) || st.group != value.Str(group)) {
+			if st, ok := fileops.Stat(name, false); ok && (st.User != value.Str(user) || st.Group != value.Str(group)) {
 				tresult = nil
-				tchanges.Set("ownership", fmt.Sprintf("%s:%s", st.user, st.group))
-				tcomment += fmt.Sprintf(", but the ownership of the symlink would be changed from %s:%s to %s:%s", st.user, st.group, value.Str(user), value.Str(group))
+				tchanges.Set("ownership", fmt.Sprintf("%s:%s", st.User, st.Group))
+				tcomment += fmt.Sprintf(", but the ownership of the symlink would be changed from %s:%s to %s:%s", st.User, st.Group, value.Str(user), value.Str(group))
 			}
 		}
 	default:
@@ -1285,7 +1231,7 @@ func fileSymlink(c *statemod.Call) (*value.Map, error) {
 		if c.Bool("makedirs") {
 			if c.Test {
 				tcomment += fmt.Sprintf("\n%s will be created", dir)
-			} else if err := makedirs(name, user, group, mode); err != nil {
+			} else if err := fileops.Makedirs(name, user, group, mode); err != nil {
 				return fileErr(ret, err.Error())
 			}
 		} else {
@@ -1305,12 +1251,12 @@ func fileSymlink(c *statemod.Call) (*value.Map, error) {
 	if isLink(name) {
 		cur, _ := os.Readlink(name)
 		if filepath.Clean(cur) == filepath.Clean(target) {
-			st, _ := statPath(name, false)
-			if st.user == value.Str(user) && st.group == value.Str(group) {
+			st, _ := fileops.Stat(name, false)
+			if st.User == value.Str(user) && st.Group == value.Str(group) {
 				ret.Set("comment", fmt.Sprintf("Symlink %s is present and owned by %s:%s", name, value.Str(user), value.Str(group)))
 			} else {
-				uid, _ := resolveUID(user)
-				gid, _ := resolveGID(group)
+				uid, _ := fileops.ResolveUID(user)
+				gid, _ := fileops.ResolveGID(group)
 				if err := os.Lchown(name, uid, gid); err == nil {
 					ret.Set("comment", fmt.Sprintf("Set ownership of symlink %s to %s:%s", name, value.Str(user), value.Str(group)))
 					changes.Set("ownership", fmt.Sprintf("%s:%s", value.Str(user), value.Str(group)))
@@ -1351,15 +1297,15 @@ func fileSymlink(c *statemod.Call) (*value.Map, error) {
 			return fileErr(ret, fmt.Sprintf("%s exists where the symlink %s should be", kind, name))
 		}
 	}
-	if err := makeSymlink(target, name, force, c.Bool("atomic")); err != nil {
+	if err := fileops.Symlink(target, name, force, c.Bool("atomic")); err != nil {
 		ret.Set("result", false)
 		ret.Set("comment", fmt.Sprintf("Unable to create new symlink %s -> %s: %s", name, target, err.Error()))
 		return ret, nil
 	}
 	ret.Set("comment", fmt.Sprintf("Created new symlink %s -> %s", name, target))
 	changes.Set("new", name)
-	uid, _ := resolveUID(user)
-	gid, _ := resolveGID(group)
+	uid, _ := fileops.ResolveUID(user)
+	gid, _ := fileops.ResolveGID(group)
 	if err := os.Lchown(name, uid, gid); err != nil {
 		ret.Set("result", false)
 		ret.Set("comment", value.Str(mapGet(ret, "comment"))+fmt.Sprintf(", but was unable to set ownership to %s:%s", value.Str(user), value.Str(group)))
@@ -1367,40 +1313,9 @@ func fileSymlink(c *statemod.Call) (*value.Map, error) {
 	return ret, nil
 }
 
-// makeSymlink is file.symlink (the execution function).
-func makeSymlink(src, path string, force, atomic bool) error {
-	if isLink(path) && !force && !atomic {
-		return fmt.Errorf("Found existing symlink: %s", path)
-	}
-	if exists(path) && !isLink(path) && !force && !atomic {
-		return fmt.Errorf("Existing path is not a symlink: %s", path)
-	}
-	if (isLink(path) || exists(path)) && !atomic {
-		if isDir(path) && !isLink(path) {
-			if err := os.RemoveAll(path); err != nil {
-				return err
-			}
-		} else if err := os.Remove(path); err != nil {
-			return err
-		}
-	}
-	if atomic {
-		tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-		os.Remove(tmp)
-		if err := os.Symlink(src, tmp); err != nil {
-			return err
-		}
-		return os.Rename(tmp, path)
-	}
-	if err := os.Symlink(src, path); err != nil {
-		return fmt.Errorf("Could not create '%s'", path)
-	}
-	return nil
-}
-
 func fileCopy(c *statemod.Call) (*value.Map, error) {
-	name := expandUser(c.Str("name"))
-	source := expandUser(c.Str("source"))
+	name := fileops.ExpandUser(c.Str("name"))
+	source := fileops.ExpandUser(c.Str("source"))
 	ret := value.MapOf("name", name, "changes", value.NewMap(0), "comment", fmt.Sprintf("Copied \"%s\" to \"%s\"", source, name), "result", true)
 	if name == "" {
 		return fileErr(ret, "Must provide name to file.copy")
@@ -1414,19 +1329,19 @@ func fileCopy(c *statemod.Call) (*value.Map, error) {
 	}
 	user, group, mode := c.Get("user"), c.Get("group"), c.Get("mode")
 	if c.Bool("preserve") {
-		st, _ := statPath(source, true)
-		user, group, mode = st.user, st.group, st.mode
+		st, _ := fileops.Stat(source, true)
+		user, group, mode = st.User, st.Group, st.Mode
 	} else {
 		if user == nil {
 			user = value.Str(c.Opt("user"))
 			if user == "" || user == "None" {
-				user = lookupUser(os.Getuid())
+				user = fileops.UserName(os.Getuid())
 			}
 		}
 		if group == nil {
-			if uid, ok := resolveUID(user); ok {
+			if uid, ok := fileops.ResolveUID(user); ok {
 				if g, err := lookupUserGID(uid); err == nil {
-					group = lookupGroup(g)
+					group = fileops.GroupName(g)
 				}
 			}
 			if group == nil {
@@ -1437,8 +1352,8 @@ func fileCopy(c *statemod.Call) (*value.Map, error) {
 			return fileErr(ret, msg)
 		}
 		if mode == nil {
-			st, _ := statPath(source, true)
-			mode = st.mode
+			st, _ := fileops.Stat(source, true)
+			mode = st.Mode
 		}
 	}
 	if isDir(name) && c.Bool("subdir") {
@@ -1483,7 +1398,7 @@ func fileCopy(c *statemod.Call) (*value.Map, error) {
 			if dm == nil && mode != nil {
 				dm = dirModeFrom(mode)
 			}
-			if err := makedirs(name, user, group, normalizeMode(dm)); err != nil {
+			if err := fileops.Makedirs(name, user, group, fileops.NormalizeMode(dm)); err != nil {
 				return fileErr(ret, err.Error())
 			}
 		} else {
@@ -1492,9 +1407,9 @@ func fileCopy(c *statemod.Call) (*value.Map, error) {
 	}
 	var err error
 	if isDir(source) {
-		err = copyTree(source, name)
+		err = fileops.CopyTree(source, name)
 	} else {
-		err = copyPlain(source, name)
+		err = fileops.CopyFile(source, name)
 	}
 	if err != nil {
 		return fileErr(ret, fmt.Sprintf("Failed to copy \"%s\" to \"%s\"", source, name))
@@ -1502,7 +1417,7 @@ func fileCopy(c *statemod.Call) (*value.Map, error) {
 	ret.Set("changes", value.MapOf(name, source))
 	if !c.Bool("preserve") {
 		chk := value.MapOf("changes", mapGet(ret, "changes"), "result", true, "comment", mapGet(ret, "comment"))
-		checkPerms(name, chk, user, group, mode, false, false)
+		fileops.CheckPerms(name, chk, user, group, mode, false, false)
 		if !value.Truthy(mapGet(chk, "result")) {
 			ret.Set("result", mapGet(chk, "result"))
 			ret.Set("comment", mapGet(chk, "comment"))
@@ -1511,46 +1426,9 @@ func fileCopy(c *statemod.Call) (*value.Map, error) {
 	return ret, nil
 }
 
-func copyPlain(src, dst string) error {
-	data, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	st, err := os.Stat(src)
-	if err != nil {
-		return err
-	}
-	if err := writeAtomic(dst, data, false); err != nil {
-		return err
-	}
-	return os.Chmod(dst, st.Mode().Perm())
-}
-
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		target := filepath.Join(dst, rel)
-		switch {
-		case d.Type()&os.ModeSymlink != 0:
-			l, err := os.Readlink(path)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(l, target)
-		case d.IsDir():
-			st, _ := os.Stat(path)
-			return os.MkdirAll(target, st.Mode().Perm())
-		}
-		return copyPlain(path, target)
-	})
-}
-
 func fileRename(c *statemod.Call) (*value.Map, error) {
-	name := expandUser(c.Str("name"))
-	source := expandUser(c.Str("source"))
+	name := fileops.ExpandUser(c.Str("name"))
+	source := fileops.ExpandUser(c.Str("source"))
 	ret := value.MapOf("name", name, "changes", value.NewMap(0), "comment", "", "result", true)
 	if name == "" {
 		return fileErr(ret, "Must provide name to file.rename")
@@ -1581,7 +1459,7 @@ func fileRename(c *statemod.Call) (*value.Map, error) {
 	dname := filepath.Dir(name)
 	if !isDir(dname) {
 		if c.Bool("makedirs") {
-			if err := makedirs(name, nil, nil, nil); err != nil {
+			if err := fileops.Makedirs(name, nil, nil, nil); err != nil {
 				return fileErr(ret, err.Error())
 			}
 		} else {

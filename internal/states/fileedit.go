@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 
+	"brine/internal/fileops"
 	"brine/internal/pyops"
 	"brine/internal/statemod"
 	"brine/internal/value"
@@ -69,131 +70,8 @@ func init() {
 		Doc: "Ensure that some text appears at the beginning of a file.", Params: append(append([]statemod.Param(nil), appendParams...), p("header", nil))})
 }
 
-// pyRegexp compiles a Python regular expression with re flags (an int or
-// a list of flag names) for Go's regexp.
-func pyRegexp(pattern string, flags any) (*regexp.Regexp, error) {
-	prefix := ""
-	n := int64(0)
-	switch f := flags.(type) {
-	case int64:
-		n = f
-	case *value.List:
-		for _, it := range f.Items {
-			switch strings.ToUpper(value.Str(it)) {
-			case "IGNORECASE", "I":
-				n |= 2
-			case "MULTILINE", "M":
-				n |= 8
-			case "DOTALL", "S":
-				n |= 16
-			}
-		}
-	case string:
-		for _, part := range strings.Split(f, ",") {
-			switch strings.ToUpper(strings.TrimSpace(part)) {
-			case "IGNORECASE", "I":
-				n |= 2
-			case "MULTILINE", "M":
-				n |= 8
-			case "DOTALL", "S":
-				n |= 16
-			}
-		}
-	}
-	if n&2 != 0 {
-		prefix += "i"
-	}
-	if n&8 != 0 {
-		prefix += "m"
-	}
-	if n&16 != 0 {
-		prefix += "s"
-	}
-	pattern = strings.ReplaceAll(pattern, `\Z`, `\z`)
-	if prefix != "" {
-		pattern = "(?" + prefix + ")" + pattern
-	}
-	return regexp.Compile(pattern)
-}
-
-// pyRepl converts a Python re.sub replacement into a Go Expand template.
-func pyRepl(repl string) string {
-	var b strings.Builder
-	for i := 0; i < len(repl); i++ {
-		ch := repl[i]
-		switch {
-		case ch == '$':
-			b.WriteString("$$")
-		case ch == '\\' && i+1 < len(repl):
-			nx := repl[i+1]
-			switch {
-			case nx >= '0' && nx <= '9':
-				j := i + 1
-				for j < len(repl) && j < i+3 && repl[j] >= '0' && repl[j] <= '9' {
-					j++
-				}
-				b.WriteString("${" + repl[i+1:j] + "}")
-				i = j - 1
-			case nx == 'g' && i+2 < len(repl) && repl[i+2] == '<':
-				end := strings.IndexByte(repl[i+3:], '>')
-				if end < 0 {
-					b.WriteByte(ch)
-					continue
-				}
-				b.WriteString("${" + repl[i+3:i+3+end] + "}")
-				i += 3 + end
-			case nx == 'n':
-				b.WriteByte('\n')
-				i++
-			case nx == 't':
-				b.WriteByte('\t')
-				i++
-			case nx == 'r':
-				b.WriteByte('\r')
-				i++
-			case nx == '\\':
-				b.WriteByte('\\')
-				i++
-			default:
-				b.WriteByte(ch)
-			}
-		default:
-			b.WriteByte(ch)
-		}
-	}
-	return b.String()
-}
-
-// subn is re.subn: replace at most count matches (0: all).
-func subn(re *regexp.Regexp, tmpl, src string, count int) (string, int) {
-	n := 0
-	var b strings.Builder
-	last := 0
-	for _, m := range re.FindAllStringSubmatchIndex(src, -1) {
-		if count > 0 && n >= count {
-			break
-		}
-		b.WriteString(src[last:m[0]])
-		b.Write(re.ExpandString(nil, tmpl, src, m))
-		last = m[1]
-		n++
-	}
-	b.WriteString(src[last:])
-	return b.String(), n
-}
-
 // keepLines splits like Python's str.splitlines(True).
-func keepLines(s string) []string { return readLines(s) }
-
-func backupCopy(path, suffix string) {
-	if suffix == "" || suffix == "False" {
-		return
-	}
-	if data, err := os.ReadFile(path); err == nil {
-		st, _ := os.Stat(path)
-		_ = os.WriteFile(path+suffix, data, st.Mode().Perm())
-	}
-}
+func keepLines(s string) []string { return fileops.SplitLines(s) }
 
 func checkFile(name string) (bool, string) {
 	if !filepath.IsAbs(name) {
@@ -223,7 +101,7 @@ func editResult(c *statemod.Call, ret *value.Map, diff string, would string) (*v
 }
 
 func fileReplace(c *statemod.Call) (*value.Map, error) {
-	name := expandUser(c.Str("name"))
+	name := fileops.ExpandUser(c.Str("name"))
 	ret := value.MapOf("name", name, "changes", value.NewMap(0), "result", true, "comment", "")
 	if name == "" {
 		return fileErr(ret, "Must provide name to file.replace")
@@ -235,96 +113,35 @@ func fileReplace(c *statemod.Call) (*value.Map, error) {
 		}
 		return fileErr(ret, msg)
 	}
-	path := name
-	if r, err := filepath.EvalSymlinks(name); err == nil {
-		path = r
-	}
-	appendNF, prependNF := c.Bool("append_if_not_found"), c.Bool("prepend_if_not_found")
-	if appendNF && prependNF {
-		return nil, &invocationError{"Only one of append and prepend_if_not_found is permitted"}
-	}
-	data, err := os.ReadFile(path)
+	res, err := fileops.Replace(name, fileops.ReplaceOpts{Pattern: c.Str("pattern"), Repl: c.Str("repl"),
+		Count: c.Int("count", 0), Flags: c.Get("flags"), AppendIfNotFound: c.Bool("append_if_not_found"),
+		PrependIfNotFound: c.Bool("prepend_if_not_found"), NotFoundContent: c.Get("not_found_content"),
+		Backup: c.Get("backup"), DryRun: c.Test, IgnoreIfMissing: c.Bool("ignore_if_missing"),
+		BackslashLiteral: c.Bool("backslash_literal")})
 	if err != nil {
-		return nil, err
+		return nil, saltError(err)
 	}
-	if !isText(data) {
-		return nil, &invocationError{"Cannot perform string replacements on a binary file: " + path}
-	}
-	flags := c.Get("flags")
-	re, err := pyRegexp(c.Str("pattern"), flags)
-	if err != nil {
-		return nil, fmt.Errorf("error: %v", err)
-	}
-	repl := c.Str("repl")
-	tmpl := pyRepl(repl)
-	if c.Bool("backslash_literal") {
-		tmpl = strings.ReplaceAll(repl, "$", "$$")
-	}
-	var notFound *string
-	if nf := c.Get("not_found_content"); value.Truthy(nf) {
-		s := value.Str(nf)
-		notFound = &s
-	}
-	content := repl
-	if notFound != nil && (appendNF || prependNF) {
-		content = *notFound
-	}
-	src := string(data)
-	result, nrepl := subn(re, tmpl, src, c.Int("count", 0))
-	found := false
-	hasChanges := false
-	if nrepl > 0 {
-		found = true
-		hasChanges = c.Str("pattern") != repl
-	}
-	if appendNF || prependNF {
-		for _, line := range keepLines(src) {
-			l := strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
-			if l == content {
-				found = true
-				break
-			}
-		}
-	}
-	orig := keepLines(src)
-	newLines := keepLines(result)
-	if strings.Join(orig, "") == strings.Join(newLines, "") {
-		hasChanges = false
-	}
-	if !found && (appendNF || prependNF) {
-		nf := repl
-		if notFound != nil {
-			nf = *notFound
-		}
-		if prependNF {
-			newLines = append([]string{nf + "\n"}, newLines...)
-		} else {
-			if len(newLines) > 0 && !strings.HasSuffix(newLines[len(newLines)-1], "\n") {
-				newLines[len(newLines)-1] += "\n"
-			}
-			newLines = append(newLines, nf+"\n")
-		}
-		hasChanges = true
-	}
-	if hasChanges && !c.Test {
-		backupCopy(path, c.Str("backup"))
-		if err := writeAtomic(path, []byte(strings.Join(newLines, "")), false); err != nil {
-			return nil, err
-		}
-	}
-	diff := unifiedDiff(orig, newLines, "", "")
+	diff := res.Diff
 	if !c.Bool("show_changes") {
-		if diff != "" && hasChanges {
+		diff = ""
+		if res.Changed {
 			diff = "True"
-		} else {
-			diff = ""
 		}
 	}
 	return editResult(c, ret, diff, "Changes would have been made")
 }
 
+// saltError turns a fileops error into the exception a state reports.
+func saltError(err error) error {
+	var fe *fileops.Error
+	if errors.As(err, &fe) && fe.Invocation {
+		return &invocationError{fe.Msg}
+	}
+	return err
+}
+
 func fileBlockreplace(c *statemod.Call) (*value.Map, error) {
-	name := expandUser(c.Str("name"))
+	name := fileops.ExpandUser(c.Str("name"))
 	ret := value.MapOf("name", name, "changes", value.NewMap(0), "result", false, "comment", "")
 	if name == "" {
 		return fileErr(ret, "Must provide name to file.blockreplace")
@@ -361,7 +178,7 @@ func fileBlockreplace(c *statemod.Call) (*value.Map, error) {
 			}
 		}
 	}
-	diff, err := blockreplace(name, c.Str("marker_start"), c.Str("marker_end"), content,
+	diff, err := fileops.Blockreplace(name, c.Str("marker_start"), c.Str("marker_end"), content,
 		c.Bool("append_if_not_found"), c.Bool("prepend_if_not_found"), c.Get("insert_before_match"),
 		c.Get("insert_after_match"), c.Get("backup"), c.Test, c.Get("append_newline"))
 	if err != nil {
@@ -372,136 +189,6 @@ func fileBlockreplace(c *statemod.Call) (*value.Map, error) {
 		diff = "True"
 	}
 	return editResult(c, ret, diff, "Changes would be made")
-}
-
-// blockreplace is file.blockreplace (the execution function); it returns
-// the diff.
-func blockreplace(path, start, end, content string, appendNF, prependNF bool, before, after, backup any, dry bool, appendNewline any) (string, error) {
-	n := 0
-	for _, b := range []bool{appendNF, prependNF, value.Truthy(before), value.Truthy(after)} {
-		if b {
-			n++
-		}
-	}
-	if n > 1 {
-		return "", errors.New("Only one of append_if_not_found, prepend_if_not_found, insert_before_match, and insert_after_match is permitted")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("File not found: %s", path)
-	}
-	addNewline := value.Truthy(appendNewline)
-	if appendNewline == nil && !strings.HasSuffix(content, "\n") {
-		addNewline = true
-	}
-	var split []string
-	for _, w := range strings.Split(content, "\r\n") {
-		split = append(split, strings.Split(w, "\n")...)
-	}
-	addContent := func(linesep string, lines []string, includeStart bool, endLine string) []string {
-		endLine = strings.TrimRight(endLine, "\r\n") + linesep
-		if includeStart {
-			lines = append(lines, start+linesep)
-		}
-		for i, cl := range split {
-			if i+1 != len(split) {
-				lines = append(lines, cl+linesep)
-			} else if addNewline {
-				lines = append(lines, cl+linesep, endLine)
-			} else {
-				lines = append(lines, cl+endLine)
-			}
-		}
-		if len(split) == 0 {
-			lines = append(lines, endLine)
-		}
-		return lines
-	}
-	var orig, newFile []string
-	inBlock, found := false, false
-	linesep := ""
-	for _, line := range keepLines(string(data)) {
-		write := true
-		if linesep == "" {
-			switch {
-			case strings.HasSuffix(line, "\r\n"):
-				linesep = "\r\n"
-			default:
-				linesep = "\n"
-			}
-		}
-		if strings.Contains(line, start) {
-			inBlock = true
-		} else if inBlock {
-			write = false
-			if pos := strings.Index(line, end); pos != -1 {
-				inBlock = false
-				found = true
-				newFile = addContent(linesep, newFile, false, line[pos:])
-			}
-		}
-		orig = append(orig, line)
-		if write {
-			newFile = append(newFile, line)
-		}
-	}
-	if linesep == "" {
-		linesep = "\n"
-	}
-	if inBlock {
-		return "", errors.New("Unterminated marked block. End of file reached before marker_end.")
-	}
-	if !found {
-		switch {
-		case prependNF:
-			newFile = append(addContent(linesep, nil, true, end), newFile...)
-			found = true
-		case appendNF:
-			if len(newFile) > 0 && !strings.HasSuffix(newFile[len(newFile)-1], linesep) {
-				newFile[len(newFile)-1] += linesep
-			}
-			newFile = addContent(linesep, newFile, true, end)
-			found = true
-		case value.Truthy(before) || value.Truthy(after):
-			pat := value.Str(before)
-			if value.Truthy(after) {
-				pat = value.Str(after)
-			}
-			re, err := regexp.Compile(pat)
-			if err != nil {
-				return "", err
-			}
-			for i, item := range orig {
-				if re.MatchString(item) {
-					idx := i
-					for _, line := range addContent(linesep, nil, true, end) {
-						if value.Truthy(after) {
-							idx++
-						}
-						newFile = append(newFile[:idx], append([]string{line}, newFile[idx:]...)...)
-						if value.Truthy(before) {
-							idx++
-						}
-					}
-					found = true
-					break
-				}
-			}
-		}
-	}
-	if !found {
-		return "", errors.New("Cannot edit marked block. Markers were not found in file.")
-	}
-	diff := unifiedDiff(orig, newFile, "", "")
-	if diff != "" && !dry {
-		if b, ok := backup.(string); ok {
-			backupCopy(path, b)
-		}
-		if err := writeAtomic(path, []byte(strings.Join(newFile, "")), false); err != nil {
-			return "", err
-		}
-	}
-	return diff, nil
 }
 
 type accDeps struct {
@@ -616,227 +303,14 @@ func fileAccumulated(c *statemod.Call) (*value.Map, error) {
 	return ret, nil
 }
 
-// regexToStatic is _regex_to_static: the lines regex finds (or that
-// contain it literally).
-func regexToStatic(lines []string, regex any) ([]string, error) {
-	if len(lines) == 0 || !value.Truthy(regex) {
-		return nil, nil
-	}
-	pat := value.Str(regex)
-	re, err := regexp.Compile("(?s)" + pat)
-	if err != nil {
-		return nil, fmt.Errorf("%v: '%s'", err, pat)
-	}
-	var out []string
-	for _, l := range lines {
-		if re.MatchString(l) || strings.Contains(l, pat) {
-			out = append(out, l)
-		}
-	}
-	return out, nil
-}
-
-func setLineIndent(src, line string, indent bool) string {
-	if !indent {
-		return line
-	}
-	i := 0
-	for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
-		i++
-	}
-	return src[:i] + strings.TrimLeft(line, " \t\n\r\v\f")
-}
-
-func getEOL(line string) string {
-	switch {
-	case strings.HasSuffix(line, "\r\n"):
-		return "\r\n"
-	case strings.HasSuffix(line, "\n"):
-		return "\n"
-	case strings.HasSuffix(line, "\r"):
-		return "\r"
-	}
-	return ""
-}
-
-func setLineEOL(src, line string) string {
-	eol := getEOL(src)
-	if eol == "" {
-		eol = "\n"
-	}
-	return strings.TrimRight(line, " \t\n\r\v\f") + eol
-}
-
-func indexOf(lines []string, s string) int {
-	for i, l := range lines {
-		if l == s {
-			return i
-		}
-	}
-	return -1
-}
-
-func assertOne(probe []string, target string) error {
-	switch {
-	case len(probe) > 1:
-		return fmt.Errorf("Found more than expected occurrences in \"%s\" expression", target)
-	case len(probe) < 1:
-		return fmt.Errorf("Found less than expected occurrences in \"%s\" expression", target)
-	}
-	return nil
-}
-
-func insertAt(lines []string, i int, s string) []string {
-	lines = append(lines, "")
-	copy(lines[i+1:], lines[i:])
-	lines[i] = s
-	return lines
-}
-
-// setLine is file._set_line.
-func setLine(lines []string, content *string, matchArg any, mode string, location, beforeArg, afterArg any, indent bool) ([]string, error) {
-	cont := ""
-	if content != nil {
-		cont = *content
-	}
-	if !value.Truthy(matchArg) && beforeArg == nil && afterArg == nil && content != nil {
-		matchArg = cont
-	}
-	after, err := regexToStatic(lines, afterArg)
-	if err != nil {
-		return nil, err
-	}
-	before, err := regexToStatic(lines, beforeArg)
-	if err != nil {
-		return nil, err
-	}
-	match, err := regexToStatic(lines, matchArg)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case len(lines) == 0 && (mode == "delete" || mode == "replace"):
-		return nil, nil
-	case mode == "delete" && match != nil:
-		var out []string
-		for _, l := range lines {
-			if l != match[0] {
-				out = append(out, l)
-			}
-		}
-		return out, nil
-	case mode == "replace" && match != nil:
-		idx := indexOf(lines, match[0])
-		lines[idx] = setLineIndent(lines[idx], cont, indent)
-	case mode == "insert":
-		if beforeArg == nil && afterArg == nil && location == nil {
-			return nil, errors.New(`On insert either "location" or "before/after" conditions are required.`)
-		}
-		if value.Truthy(location) {
-			switch value.Str(location) {
-			case "end":
-				if len(lines) > 0 {
-					lines = append(lines, setLineIndent(lines[len(lines)-1], cont, indent))
-				} else {
-					lines = append(lines, cont)
-				}
-			case "start":
-				if len(lines) > 0 {
-					lines = insertAt(lines, 0, setLineEOL(lines[0], cont))
-				} else {
-					lines = []string{cont + "\n"}
-				}
-			}
-			return lines, nil
-		}
-		switch {
-		case before != nil && after != nil:
-			if err := assertOne(before, "before"); err != nil {
-				return nil, err
-			}
-			if err := assertOne(after, "after"); err != nil {
-				return nil, err
-			}
-			last := indexOf(lines, before[0])
-			lines = insertAt(lines, last, setLineIndent(lines[last], cont, indent))
-		case after != nil:
-			if err := assertOne(after, "after"); err != nil {
-				return nil, err
-			}
-			idx := indexOf(lines, after[0])
-			if idx+1 >= len(lines) || strings.TrimRight(lines[idx+1], "\r\n") != strings.TrimRight(cont, "\r\n") {
-				lines = insertAt(lines, idx+1, setLineIndent(lines[idx], cont, indent))
-			}
-		case before != nil:
-			if err := assertOne(before, "before"); err != nil {
-				return nil, err
-			}
-			idx := indexOf(lines, before[0])
-			prev := lines[(idx-1+len(lines))%len(lines)]
-			if strings.TrimRight(prev, "\r\n") != strings.TrimRight(cont, "\r\n") {
-				lines = insertAt(lines, idx, setLineIndent(lines[idx], cont, indent))
-			}
-		default:
-			return nil, errors.New("Neither before or after was found in file")
-		}
-	case mode == "ensure":
-		switch {
-		case before != nil && after != nil:
-			if err := assertOne(after, "after"); err != nil {
-				return nil, err
-			}
-			if err := assertOne(before, "before"); err != nil {
-				return nil, err
-			}
-			ai, bi := indexOf(lines, after[0]), indexOf(lines, before[0])
-			there := false
-			for _, l := range lines {
-				if strings.TrimLeft(l, " \t\n\r\v\f") == cont {
-					there = true
-				}
-			}
-			if !there {
-				switch {
-				case ai+1 == bi:
-					lines = insertAt(lines, ai+1, setLineIndent(lines[ai], cont, indent))
-				case ai+2 == bi:
-					lines[ai+1] = setLineIndent(lines[ai], cont, indent)
-				default:
-					return nil, errors.New(`Found more than one line between boundaries "before" and "after".`)
-				}
-			}
-		case before != nil:
-			if err := assertOne(before, "before"); err != nil {
-				return nil, err
-			}
-			bi := indexOf(lines, before[0])
-			if bi == 0 || strings.TrimRight(lines[bi-1], "\r\n") != strings.TrimRight(cont, "\r\n") {
-				src := lines[(bi-1+len(lines))%len(lines)]
-				lines = insertAt(lines, bi, setLineIndent(src, cont, indent))
-			}
-		case after != nil:
-			if err := assertOne(after, "after"); err != nil {
-				return nil, err
-			}
-			ai := indexOf(lines, after[0])
-			if ai+1 >= len(lines) || strings.TrimRight(lines[ai+1], "\r\n") != strings.TrimRight(cont, "\r\n") {
-				lines = insertAt(lines, ai+1, setLineIndent(lines[ai], cont, indent))
-			}
-		default:
-			return nil, errors.New("Wrong conditions? Unable to ensure line without knowing where to put it before and/or after.")
-		}
-	}
-	return lines, nil
-}
-
 func fileLine(c *statemod.Call) (*value.Map, error) {
-	name := expandUser(c.Str("name"))
+	name := fileops.ExpandUser(c.Str("name"))
 	ret := value.MapOf("name", name, "changes", value.NewMap(0), "result", true, "comment", "")
 	if name == "" {
 		return fileErr(ret, "Must provide name to file.line")
 	}
 	if c.Bool("create") && !exists(name) && !c.Test {
-		_ = writeAtomic(name, nil, false)
+		_ = fileops.WriteAtomic(name, nil, false)
 	}
 	if ok, msg := checkFile(name); !ok {
 		return fileErr(ret, msg)
@@ -853,61 +327,21 @@ func fileLine(c *statemod.Call) (*value.Map, error) {
 	if mode != "delete" && content == nil {
 		return fileErr(ret, "Content can only be empty if mode is ['delete']")
 	}
-	switch mode {
-	case "insert", "ensure", "delete", "replace":
-	default:
-		return nil, fmt.Errorf("CommandExecutionError: Unknown mode: \"%s\"", mode)
-	}
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
-	body := keepLines(string(data))
-	before := string(data)
-	if len(body) > 0 && getEOL(body[len(body)-1]) != "" {
-		body = append(body, "")
-	}
-	if len(data) == 0 && (mode == "delete" || mode == "replace") {
-		body = nil
-	}
-	body, err = setLine(body, content, c.Get("match"), mode, c.Get("location"), c.Get("before"), c.Get("after"), c.Bool("indent"))
+	diff, changed, err := fileops.Line(name, fileops.LineOpts{Content: content, Match: c.Get("match"), Mode: mode,
+		Location: c.Get("location"), Before: c.Get("before"), After: c.Get("after"), Backup: c.Bool("backup"),
+		Quiet: c.Bool("quiet"), Indent: c.Bool("indent"), Test: c.Test})
 	if err != nil {
 		return nil, fmt.Errorf("CommandExecutionError: %v", err)
 	}
-	if len(body) > 0 {
-		for i, l := range body {
-			if getEOL(l) == "" && i+1 < len(body) {
-				prev := 1
-				if i > 0 {
-					prev = i - 1
-				}
-				body[i] = setLineEOL(body[prev], l)
-			}
-		}
-		if body[len(body)-1] == "" {
-			body = body[:len(body)-1]
-		}
-	}
-	after := strings.Join(body, "")
-	diff := ""
-	if after != before {
-		if !c.Test {
-			if err := writeAtomic(name, []byte(after), false); err != nil {
-				return nil, err
-			}
-		}
-		if c.Bool("show_changes") {
-			diff = unifiedDiff(keepLines(before), keepLines(after), "", "")
-		} else {
-			diff = "True"
-		}
+	if changed && !c.Bool("show_changes") {
+		diff = "True"
 	}
 	return editResult(c, ret, diff, "Changes would be made")
 }
 
 // fileAppend is file.append (or file.prepend with front set).
 func fileAppend(c *statemod.Call, front bool) (*value.Map, error) {
-	name := expandUser(c.Str("name"))
+	name := fileops.ExpandUser(c.Str("name"))
 	ret := value.MapOf("name", name, "changes", value.NewMap(0), "result", false, "comment", "")
 	changes := mapGet(ret, "changes").(*value.Map)
 	if name == "" {
@@ -919,7 +353,7 @@ func fileAppend(c *statemod.Call, front bool) (*value.Map, error) {
 			ret.Set("comment", fmt.Sprintf("Directory %s is set to be updated", dir))
 			ret.Set("result", nil)
 		} else if !isDir(dir) {
-			if err := makedirs(name, nil, nil, nil); err != nil {
+			if err := fileops.Makedirs(name, nil, nil, nil); err != nil {
 				return fileErr(ret, err.Error())
 			}
 		}
@@ -1000,7 +434,7 @@ func fileAppend(c *statemod.Call, front bool) (*value.Map, error) {
 		ret.Set("comment", fmt.Sprintf("File %s is set to be updated", name))
 		ret.Set("result", nil)
 		if strings.Join(slines, "\n") != strings.Join(nlines, "\n") || len(slines) != len(nlines) {
-			changes.Set("diff", lineDiff(slines, nlines))
+			changes.Set("diff", fileops.LineDiff(slines, nlines))
 		} else {
 			ret.Set("comment", fmt.Sprintf("File %s is in correct state", name))
 			ret.Set("result", true)
@@ -1018,7 +452,7 @@ func fileAppend(c *statemod.Call, front bool) (*value.Map, error) {
 			}
 			out += strings.Join(add, "\n") + "\n"
 		}
-		if err := writeAtomic(name, []byte(out), false); err != nil {
+		if err := fileops.WriteAtomic(name, []byte(out), false); err != nil {
 			return nil, err
 		}
 		ret.Set("comment", fmt.Sprintf("%s %d lines", verb, len(add)))
@@ -1028,44 +462,10 @@ func fileAppend(c *statemod.Call, front bool) (*value.Map, error) {
 	after, _ := os.ReadFile(name)
 	nl := pyops.SplitLines(string(after), false)
 	if strings.Join(slines, "\n") != strings.Join(nl, "\n") || len(slines) != len(nl) {
-		changes.Set("diff", lineDiff(slines, nl))
+		changes.Set("diff", fileops.LineDiff(slines, nl))
 	}
 	ret.Set("result", true)
 	return ret, nil
-}
-
-// lineDiff is "\n".join(difflib.unified_diff(a, b)) on lines without
-// their newlines, as file.append reports it.
-func lineDiff(a, b []string) string {
-	// Python yields headers ending in "\n" and lines without one; the
-	// elements are joined with "\n".
-	var parts []string
-	for _, g := range newSeqMatcher(a, b).groupedOpcodes(3) {
-		if len(parts) == 0 {
-			parts = append(parts, "--- \n", "+++ \n")
-		}
-		first, last := g[0], g[len(g)-1]
-		parts = append(parts, fmt.Sprintf("@@ -%s +%s @@\n", formatRange(first.i1, last.i2), formatRange(first.j1, last.j2)))
-		for _, op := range g {
-			if op.tag == 'e' {
-				for _, l := range a[op.i1:op.i2] {
-					parts = append(parts, " "+l)
-				}
-				continue
-			}
-			if op.tag == 'r' || op.tag == 'd' {
-				for _, l := range a[op.i1:op.i2] {
-					parts = append(parts, "-"+l)
-				}
-			}
-			if op.tag == 'r' || op.tag == 'i' {
-				for _, l := range b[op.j1:op.j2] {
-					parts = append(parts, "+"+l)
-				}
-			}
-		}
-	}
-	return strings.Join(parts, "\n")
 }
 
 // searchChunk is file.search(name, build_whitespace_split_regex(chunk),
@@ -1109,7 +509,7 @@ func lstripChars(s string, chars any) string {
 }
 
 func fileKeyvalue(c *statemod.Call) (*value.Map, error) {
-	name := expandUser(c.Str("name"))
+	name := fileops.ExpandUser(c.Str("name"))
 	ret := value.MapOf("name", name, "changes", value.NewMap(0), "result", nil, "comment", "")
 	if name == "" {
 		return fileErr(ret, "Must provide name to file.keyvalue")
@@ -1261,7 +661,7 @@ func fileKeyvalue(c *statemod.Call) (*value.Map, error) {
 	if c.Bool("show_changes") {
 		changesMap.Set("diff", strings.Join(diff, ""))
 	}
-	if err := writeAtomic(name, []byte(strings.Join(content, "")), false); err != nil {
+	if err := fileops.WriteAtomic(name, []byte(strings.Join(content, "")), false); err != nil {
 		ret.Set("comment", fmt.Sprintf("%s not writable", name))
 		ret.Set("result", false)
 		return ret, nil
@@ -1288,58 +688,8 @@ func searchML(text, pattern string) bool {
 	return err == nil && re.MatchString(text)
 }
 
-// commentLine is file.comment_line: (un)comment the lines matching regex;
-// it returns whether a line matched.
-func commentLine(path, regex, char string, cmnt bool, backup any) (bool, error) {
-	var pat string
-	if cmnt {
-		pat = strings.TrimRight(strings.TrimLeft(regex, "^"), "$")
-		pat = "(" + pat + ")"
-		if strings.HasPrefix(regex, "^") {
-			pat = "^" + pat
-		}
-		if strings.HasSuffix(regex, "$") {
-			pat += "$"
-		}
-	} else {
-		pat = "^" + regexp.QuoteMeta(char) + `\s*(` + strings.TrimRight(strings.TrimLeft(regex, "^"), "$") + ")"
-		if strings.HasSuffix(regex, "$") {
-			pat += "$"
-		}
-	}
-	re, err := regexp.Compile(pat)
-	if err != nil {
-		return false, err
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return false, err
-	}
-	var out strings.Builder
-	found := false
-	for _, line := range keepLines(string(data)) {
-		body := strings.TrimRight(line, "\n")
-		if loc := re.FindStringIndex(body); loc != nil && loc[0] == 0 {
-			found = true
-			if cmnt {
-				line = char + line
-			} else {
-				line = strings.TrimLeft(line, char)
-			}
-		}
-		out.WriteString(line)
-	}
-	if !found {
-		return false, nil
-	}
-	if b, ok := backup.(string); ok {
-		backupCopy(path, b)
-	}
-	return true, writeAtomic(path, []byte(out.String()), false)
-}
-
 func fileComment(c *statemod.Call) (*value.Map, error) {
-	name := expandUser(c.Str("name"))
+	name := fileops.ExpandUser(c.Str("name"))
 	ret := value.MapOf("name", name, "changes", value.NewMap(0), "result", false, "comment", "")
 	if name == "" {
 		return fileErr(ret, "Must provide name to file.comment")
@@ -1384,7 +734,7 @@ func fileComment(c *statemod.Call) (*value.Map, error) {
 }
 
 func fileUncomment(c *statemod.Call) (*value.Map, error) {
-	name := expandUser(c.Str("name"))
+	name := fileops.ExpandUser(c.Str("name"))
 	ret := value.MapOf("name", name, "changes", value.NewMap(0), "result", false, "comment", "")
 	if name == "" {
 		return fileErr(ret, "Must provide name to file.uncomment")
@@ -1420,14 +770,14 @@ func commentEdit(c *statemod.Call, ret *value.Map, name, text, regex, char strin
 		ret.Set("result", nil)
 		return ret, nil
 	}
-	if _, err := commentLine(name, regex, char, comment, c.Get("backup")); err != nil {
+	if _, _, err := fileops.CommentLine(name, regex, char, comment, c.Get("backup")); err != nil {
 		return nil, err
 	}
 	after, _ := os.ReadFile(name)
 	ok := searchML(string(after), expect)
 	ret.Set("result", ok)
 	if string(after) != text {
-		changes.Set("diff", unifiedDiff(keepLines(text), keepLines(string(after)), "", ""))
+		changes.Set("diff", fileops.UnifiedDiff(keepLines(text), keepLines(string(after)), "", ""))
 	}
 	okMsg, failMsg := "Commented lines successfully", "Expected commented lines not found"
 	if !comment {

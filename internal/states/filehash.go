@@ -13,10 +13,11 @@ import (
 	"hash"
 	"io"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
+	"brine/internal/execmod"
+	"brine/internal/fileops"
 	"brine/internal/statemod"
 )
 
@@ -40,54 +41,13 @@ func newHash(typ string) (hash.Hash, bool) {
 	return nil, false
 }
 
-var hexRe = regexp.MustCompile(`^[0-9a-fA-F]+$`)
-
-// sourceSum is file.get_source_sum for the hash forms brine supports: a
-// bare hash, <type>=<hash>, or a local file of "<hash>  <name>" lines.
+// sourceSum is file.get_source_sum.
 func sourceSum(c *statemod.Call, sourceHash, name, source string) (typ, sum string, err error) {
-	invalid := fmt.Errorf("Source hash %s format is invalid. The supported formats are: 1) a hash, 2) an expression in the format <hash_type>=<hash>, or 3) either a path to a local file containing hashes, or a URI of a remote hash file.", sourceHash)
-	if strings.HasPrefix(sourceHash, "/") || strings.HasPrefix(sourceHash, "salt://") || strings.HasPrefix(sourceHash, "file://") {
-		data, rerr := readSource(c, sourceHash)
-		if rerr != nil {
-			return "", "", fmt.Errorf("Source hash file %s not found", sourceHash)
-		}
-		base := name[strings.LastIndexByte(name, '/')+1:]
-		srcBase := source[strings.LastIndexByte(source, '/')+1:]
-		var first string
-		for _, line := range strings.Split(string(data), "\n") {
-			f := strings.Fields(line)
-			if len(f) == 0 || !hexRe.MatchString(f[0]) || hashByLen[len(f[0])] == "" {
-				continue
-			}
-			if first == "" {
-				first = f[0]
-			}
-			if len(f) > 1 {
-				fn := strings.TrimPrefix(f[len(f)-1], "*")
-				if fn == base || fn == srcBase || strings.HasSuffix(fn, "/"+srcBase) {
-					return hashByLen[len(f[0])], strings.ToLower(f[0]), nil
-				}
-			}
-		}
-		if first == "" {
-			return "", "", invalid
-		}
-		return hashByLen[len(first)], strings.ToLower(first), nil
+	var ex *execmod.Context
+	if c.Env != nil {
+		ex = c.Env.Exec
 	}
-	if t, h, ok := strings.Cut(sourceHash, "="); ok {
-		t, h = strings.TrimSpace(t), strings.TrimSpace(h)
-		if _, known := newHash(t); !known {
-			return "", "", fmt.Errorf("Invalid hash type '%s'. Supported hash types are: md5, sha1, sha224, sha256, sha384, sha512. Either remove the hash type and simply use '%s' as the source_hash, or change the hash type to a supported type.", t, h)
-		}
-		if hashByLen[len(h)] == "" {
-			return "", "", invalid
-		}
-		return t, strings.ToLower(h), nil
-	}
-	if !hexRe.MatchString(sourceHash) || hashByLen[len(sourceHash)] == "" {
-		return "", "", invalid
-	}
-	return hashByLen[len(sourceHash)], strings.ToLower(sourceHash), nil
+	return fileops.SourceSum(ex, c.Saltenv, sourceHash, name, source, c.Str("source_hash_name"))
 }
 
 func hashOf(typ string, data []byte) string {

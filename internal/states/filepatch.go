@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"brine/internal/fileops"
 	"brine/internal/pyops"
 	"brine/internal/statemod"
 	"brine/internal/system"
@@ -88,7 +89,7 @@ func filePatch(c *statemod.Call) (*value.Map, error) {
 		ret.Set("comment", "A file/directory to be patched is required")
 		return ret, nil
 	}
-	name = expandUser(name)
+	name = fileops.ExpandUser(name)
 	switch {
 	case !filepath.IsAbs(name):
 		ret.Set("comment", fmt.Sprintf("%s is not an absolute path", name))

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"brine/internal/execmod"
+	"brine/internal/fileops"
 	"brine/internal/statemod"
 	"brine/internal/value"
 )
@@ -46,20 +47,20 @@ func validRelpath(rel string, maxdepth any) bool {
 }
 
 func fileRecurse(c *statemod.Call) (*value.Map, error) {
-	name := expandUser(c.Str("name"))
+	name := fileops.ExpandUser(c.Str("name"))
 	ret := value.MapOf("name", name, "changes", value.NewMap(0), "result", true, "comment", "")
 	if c.Args.Has("mode") {
 		ret.Set("result", false)
 		ret.Set("comment", "'mode' is not allowed in 'file.recurse'. Please use 'file_mode' and 'dir_mode'.")
 		return ret, nil
 	}
-	dirMode := normalizeMode(c.Get("dir_mode"))
+	dirMode := fileops.NormalizeMode(c.Get("dir_mode"))
 	fileMode := c.Get("file_mode")
 	keepMode := false
 	if s, ok := fileMode.(string); ok && strings.ToLower(s) == "keep" {
 		keepMode, fileMode = true, nil
 	}
-	fileMode = normalizeMode(fileMode)
+	fileMode = fileops.NormalizeMode(fileMode)
 	user, group := c.Get("user"), c.Get("group")
 	if msg := checkUser(user, group, c.Test); msg != "" {
 		return fileErr(ret, msg)
@@ -120,7 +121,7 @@ func fileRecurse(c *statemod.Call) (*value.Map, error) {
 			return fileErr(ret, fmt.Sprintf("The path %s exists and is not a directory", name))
 		}
 		if !c.Test {
-			if err := makedirs(name+"/x", user, group, dirMode); err != nil {
+			if err := fileops.Makedirs(name+"/x", user, group, dirMode); err != nil {
 				return fileErr(ret, err.Error())
 			}
 		}

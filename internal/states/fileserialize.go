@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"brine/internal/fileops"
 	"brine/internal/statemod"
 	"brine/internal/value"
 	"brine/internal/yamlload"
@@ -38,7 +39,7 @@ func serializeData(format string, data any, unicode bool) (string, error) {
 }
 
 func fileSerialize(c *statemod.Call) (*value.Map, error) {
-	name := expandUser(c.Str("name"))
+	name := fileops.ExpandUser(c.Str("name"))
 	ret := value.MapOf("changes", value.NewMap(0), "comment", "", "name", name, "result", true)
 	if name == "" {
 		return fileErr(ret, "Must provide name to file.serialize")
@@ -105,7 +106,7 @@ func fileSerialize(c *statemod.Call) (*value.Map, error) {
 		return fileErr(ret, err.Error())
 	}
 	contents += "\n"
-	mode := normalizeMode(c.Get("mode"))
+	mode := fileops.NormalizeMode(c.Get("mode"))
 	user, group := c.Get("user"), c.Get("group")
 	if c.Test {
 		changes := checkFileMeta(name, []byte(contents), true, user, group, mode, false)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"brine/internal/fileops"
 	"brine/internal/statemod"
 	"brine/internal/value"
 )
@@ -147,7 +148,7 @@ func writeFileAtomic(path string, data []byte) error {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := createTemp(dir, filepath.Base(path))
+	f, err := fileops.CreateTemp(dir, filepath.Base(path))
 	if err != nil {
 		return err
 	}
@@ -170,7 +171,7 @@ func writeFileAtomic(path string, data []byte) error {
 	if err := os.Rename(f.Name(), path); err != nil {
 		return err
 	}
-	syncDir(dir)
+	fileops.SyncDir(dir)
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 
+	"brine/internal/sshkeys"
 	"brine/internal/statemod"
 	"brine/internal/value"
 )
@@ -30,72 +31,37 @@ func init() {
 var sshKeyRE = regexp.MustCompile(`^(.*?)\s?((?:sk-)?(?:ssh\-|ecds)[\w-]+\s.+)$`)
 
 // sshKey is one parsed key.
-type sshKey struct {
-	enc, key, comment string
-	options           []string
-}
+type sshKey = sshkeys.Key
 
-// sshAuthLine is ssh._format_auth_line.
-func sshAuthLine(k sshKey) string {
-	line := ""
-	if len(k.options) > 0 {
-		line = strings.Join(k.options, ",") + " "
-	}
-	return line + k.enc + " " + k.key + " " + k.comment + "\n"
-}
-
+// refineEnc is ssh._refine_enc; an unknown type is kept as given.
 func refineEnc(enc string) string {
-	switch enc {
-	case "rsa", "ssh-rsa":
-		return "ssh-rsa"
-	case "dsa", "dss", "ssh-dss":
-		return "ssh-dss"
-	case "ecdsa":
-		return "ecdsa-sha2-nistp256"
-	case "ed25519":
-		return "ssh-ed25519"
-	}
-	return enc
+	e, _ := sshkeys.RefineEnc(enc)
+	return e
 }
 
-// parseAuthLine parses a key line ("" key for comments and junk).
+// parseAuthLine parses a key line (an empty key for comments and junk).
 func parseAuthLine(line string) sshKey {
-	line = strings.TrimSpace(line)
-	if line == "" || strings.HasPrefix(line, "#") {
-		return sshKey{}
-	}
-	m := sshKeyRE.FindStringSubmatch(line)
-	if m == nil {
-		return sshKey{}
-	}
-	comps := strings.Fields(m[2])
-	if len(comps) < 2 {
-		return sshKey{}
-	}
-	k := sshKey{enc: comps[0], key: comps[1], comment: strings.Join(comps[2:], " ")}
-	if m[1] != "" {
-		k.options = strings.Split(m[1], ",")
-	}
+	k, _ := sshkeys.ParseLine(line)
 	return k
 }
 
 // sshArgs reads the key from the arguments, as the state does: name may
 // be a whole "options enc key comment" line.
 func sshArgs(c *statemod.Call) sshKey {
-	k := sshKey{key: c.Name(), enc: c.Str("enc"), comment: c.Str("comment"), options: listStrings(c.Get("options"))}
-	if m := sshKeyRE.FindStringSubmatch(k.key); m != nil {
+	k := sshKey{Key: c.Name(), Enc: c.Str("enc"), Comment: c.Str("comment"), Options: listStrings(c.Get("options"))}
+	if m := sshKeyRE.FindStringSubmatch(k.Key); m != nil {
 		if m[1] != "" {
-			k.options = strings.Split(m[1], ",")
+			k.Options = strings.Split(m[1], ",")
 		}
 		comps := strings.SplitN(strings.TrimSpace(m[2]), " ", 3)
-		k.enc, k.key = comps[0], comps[1]
+		k.Enc, k.Key = comps[0], comps[1]
 		if len(comps) == 3 {
-			k.comment = comps[2]
+			k.Comment = comps[2]
 		}
-	} else if f := strings.SplitN(strings.TrimSpace(k.key), " ", 2); len(f) == 2 {
-		k.key, k.comment = f[0], strings.TrimSpace(f[1])
+	} else if f := strings.SplitN(strings.TrimSpace(k.Key), " ", 2); len(f) == 2 {
+		k.Key, k.Comment = f[0], strings.TrimSpace(f[1])
 	}
-	k.enc = refineEnc(k.enc)
+	k.Enc = refineEnc(k.Enc)
 	return k
 }
 
@@ -116,10 +82,10 @@ func authKeysPath(c *statemod.Call, user string) (path string, uid, gid int, ok 
 func sshCheck(lines []string, k sshKey) string {
 	for _, l := range lines {
 		cur := parseAuthLine(l)
-		if cur.key != k.key {
+		if cur.Key != k.Key {
 			continue
 		}
-		if sshAuthLine(cur) != sshAuthLine(k) {
+		if cur.Line() != k.Line() {
 			return "update"
 		}
 		return "exists"
@@ -152,12 +118,12 @@ func sshAuthPresent(c *statemod.Call) (*value.Map, error) {
 		switch sshCheck(lines, k) {
 		case "update":
 			ret.Set("result", nil)
-			ret.Set("comment", "Key "+k.key+" for user "+user+" is set to be updated")
+			ret.Set("comment", "Key "+k.Key+" for user "+user+" is set to be updated")
 		case "add":
 			ret.Set("result", nil)
-			ret.Set("comment", "Key "+k.key+" for user "+user+" is set to be added")
+			ret.Set("comment", "Key "+k.Key+" for user "+user+" is set to be added")
 		default:
-			ret.Set("comment", "The authorized host key "+k.key+" is already present for user "+user)
+			ret.Set("comment", "The authorized host key "+k.Key+" is already present for user "+user)
 		}
 		return ret, nil
 	}
@@ -166,12 +132,12 @@ func sshAuthPresent(c *statemod.Call) (*value.Map, error) {
 		ret.Set("comment", "Failed to add the ssh key. Is the home directory available, and/or does the key file exist?")
 		return ret, nil
 	}
-	if strings.ContainsAny(k.key, " \t") {
+	if strings.ContainsAny(k.Key, " \t") {
 		ret.Set("result", false)
 		ret.Set("comment", "Invalid public ssh key, most likely has spaces or invalid syntax")
 		return ret, nil
 	}
-	if _, err := base64.StdEncoding.DecodeString(k.key); err != nil {
+	if _, err := base64.StdEncoding.DecodeString(k.Key); err != nil {
 		ret.Set("result", false)
 		ret.Set("comment", "Invalid public ssh key, most likely has spaces or invalid syntax")
 		return ret, nil
@@ -179,19 +145,19 @@ func sshAuthPresent(c *statemod.Call) (*value.Map, error) {
 	status := sshCheck(lines, k)
 	switch status {
 	case "exists":
-		ret.Set("comment", "The authorized host key "+k.key+" is already present for user "+user)
+		ret.Set("comment", "The authorized host key "+k.Key+" is already present for user "+user)
 		return ret, nil
 	case "update":
 		for i, l := range lines {
-			if parseAuthLine(l).key == k.key {
-				lines[i] = sshAuthLine(k)
+			if parseAuthLine(l).Key == k.Key {
+				lines[i] = k.Line()
 			}
 		}
 	default:
 		if n := len(lines); n > 0 && !strings.HasSuffix(lines[n-1], "\n") {
 			lines[n-1] += "\n"
 		}
-		lines = append(lines, sshAuthLine(k))
+		lines = append(lines, k.Line())
 	}
 	dir := filepath.Dir(path)
 	if !isDir(dir) {
@@ -214,11 +180,11 @@ func sshAuthPresent(c *statemod.Call) (*value.Map, error) {
 	}
 	changes := getv(ret, "changes").(*value.Map)
 	if status == "update" {
-		changes.Set(k.key, "Updated")
-		ret.Set("comment", "The authorized host key "+k.key+" for user "+user+" was updated")
+		changes.Set(k.Key, "Updated")
+		ret.Set("comment", "The authorized host key "+k.Key+" for user "+user+" was updated")
 	} else {
-		changes.Set(k.key, "New")
-		ret.Set("comment", "The authorized host key "+k.key+" for user "+user+" was added")
+		changes.Set(k.Key, "New")
+		ret.Set("comment", "The authorized host key "+k.Key+" for user "+user+" was added")
 	}
 	return ret, nil
 }
@@ -236,7 +202,7 @@ func sshAuthAbsent(c *statemod.Call) (*value.Map, error) {
 		switch sshCheck(lines, k) {
 		case "update", "exists":
 			ret.Set("result", nil)
-			ret.Set("comment", "Key "+k.key+" for user "+user+" is set for removal")
+			ret.Set("comment", "Key "+k.Key+" for user "+user+" is set for removal")
 		default:
 			ret.Set("comment", "Key is already absent")
 		}
@@ -250,7 +216,7 @@ func sshAuthAbsent(c *statemod.Call) (*value.Map, error) {
 	var keep []string
 	removed := false
 	for _, l := range lines {
-		if parseAuthLine(l).key == k.key {
+		if parseAuthLine(l).Key == k.Key {
 			removed = true
 			continue
 		}
@@ -266,6 +232,6 @@ func sshAuthAbsent(c *statemod.Call) (*value.Map, error) {
 		return ret, nil
 	}
 	ret.Set("comment", "Key removed")
-	getv(ret, "changes").(*value.Map).Set(k.key, "Removed")
+	getv(ret, "changes").(*value.Map).Set(k.Key, "Removed")
 	return ret, nil
 }

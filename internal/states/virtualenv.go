@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"brine/internal/fileops"
 	"brine/internal/statemod"
 	"brine/internal/value"
 )
@@ -122,7 +123,7 @@ func virtualenvManaged(c *statemod.Call) (*value.Map, error) {
 			return ret, nil
 		}
 		if user := c.Str("user"); user != "" {
-			if uid, ok := resolveUID(user); ok {
+			if uid, ok := fileops.ResolveUID(user); ok {
 				gid, _ := lookupUserGID(uid)
 				filepath.Walk(name, func(p string, _ os.FileInfo, err error) error {
 					if err == nil {

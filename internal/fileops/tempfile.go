@@ -1,4 +1,4 @@
-package states
+package fileops
 
 import (
 	"errors"
@@ -23,9 +23,9 @@ const tempPrefix = ".brine-tmp."
 // leftovers come from processes that died, so one sweep is enough.
 var cleanedDirs sync.Map
 
-// createTemp creates the temporary file that will replace dir/base, after
+// CreateTemp creates the temporary file that will replace dir/base, after
 // removing the leftovers of dead processes from dir.
-func createTemp(dir, base string) (*os.File, error) {
+func CreateTemp(dir, base string) (*os.File, error) {
 	cleanTemps(dir)
 	if len(base) > 100 { // keep the name under NAME_MAX
 		base = base[:100]
@@ -78,8 +78,8 @@ func processAlive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// syncDir flushes a directory's entries (a rename into it) to disk.
-func syncDir(dir string) {
+// SyncDir flushes a directory's entries (a rename into it) to disk.
+func SyncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync()
 		d.Close()

@@ -1,4 +1,4 @@
-package states
+package fileops
 
 import (
 	"fmt"
@@ -184,9 +184,9 @@ func formatRange(start, stop int) string {
 	return fmt.Sprintf("%d,%d", beginning, length)
 }
 
-// unifiedDiff is "".join(difflib.unified_diff(a, b)) with empty file names
+// UnifiedDiff is "".join(difflib.unified_diff(a, b)) with empty file names
 // and n=3 context lines; a and b are lines with their line endings.
-func unifiedDiff(a, b []string, fromFile, toFile string) string {
+func UnifiedDiff(a, b []string, fromFile, toFile string) string {
 	var sb strings.Builder
 	started := false
 	for _, group := range newSeqMatcher(a, b).groupedOpcodes(3) {
@@ -219,9 +219,9 @@ func unifiedDiff(a, b []string, fromFile, toFile string) string {
 	return sb.String()
 }
 
-// readLines splits text as Python's file.readlines does: each line keeps
+// SplitLines splits text as Python's file.readlines does: each line keeps
 // its "\n".
-func readLines(s string) []string {
+func SplitLines(s string) []string {
 	var out []string
 	for len(s) > 0 {
 		i := strings.IndexByte(s, '\n')
@@ -233,4 +233,38 @@ func readLines(s string) []string {
 		s = s[i+1:]
 	}
 	return out
+}
+
+// LineDiff is "\n".join(difflib.unified_diff(a, b)) on lines without
+// their newlines, as file.append reports it.
+func LineDiff(a, b []string) string {
+	// Python yields headers ending in "\n" and lines without one; the
+	// elements are joined with "\n".
+	var parts []string
+	for _, g := range newSeqMatcher(a, b).groupedOpcodes(3) {
+		if len(parts) == 0 {
+			parts = append(parts, "--- \n", "+++ \n")
+		}
+		first, last := g[0], g[len(g)-1]
+		parts = append(parts, fmt.Sprintf("@@ -%s +%s @@\n", formatRange(first.i1, last.i2), formatRange(first.j1, last.j2)))
+		for _, op := range g {
+			if op.tag == 'e' {
+				for _, l := range a[op.i1:op.i2] {
+					parts = append(parts, " "+l)
+				}
+				continue
+			}
+			if op.tag == 'r' || op.tag == 'd' {
+				for _, l := range a[op.i1:op.i2] {
+					parts = append(parts, "-"+l)
+				}
+			}
+			if op.tag == 'r' || op.tag == 'i' {
+				for _, l := range b[op.j1:op.j2] {
+					parts = append(parts, "+"+l)
+				}
+			}
+		}
+	}
+	return strings.Join(parts, "\n")
 }

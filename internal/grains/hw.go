@@ -325,7 +325,9 @@ func selinux() *value.Map {
 // startSystemd starts `systemctl --version` in the background when Salt
 // would add the systemd grain (systemctl and localectl installed) and
 // returns a function waiting for the grain (nil when there is none). The
-// features line is only available from systemctl.
+// features line is only available from systemctl. The answer is cached
+// (systemdCache) for as long as the systemctl binary stays the same file,
+// so most runs start no process.
 func startSystemd() func() *value.Map {
 	sc, err := exec.LookPath("systemctl")
 	if err != nil {
@@ -333,6 +335,10 @@ func startSystemd() func() *value.Map {
 	}
 	if _, err := exec.LookPath("localectl"); err != nil {
 		return func() *value.Map { return nil }
+	}
+	key := fileIdentity(sc)
+	if m := readSystemdCache(key); m != nil {
+		return func() *value.Map { return m }
 	}
 	ch := make(chan *value.Map, 1)
 	go func() {
@@ -347,6 +353,7 @@ func startSystemd() func() *value.Map {
 			if f := strings.Fields(lines[0]); len(lines) > 1 && len(f) > 1 && f[0] == "systemd" {
 				ver = f[1]
 				feat = lines[1]
+				writeSystemdCache(key, ver, feat)
 			}
 		}
 		ch <- value.MapOf("version", ver, "features", feat)

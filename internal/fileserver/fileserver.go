@@ -294,7 +294,8 @@ func (r *Roots) ListStates(env string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, root := range r.rootsOf(env) {
-		for _, rel := range r.walk(root) {
+		files, _ := r.walk(root)
+		for _, rel := range files {
 			if !strings.HasSuffix(rel, ".sls") {
 				continue
 			}
@@ -320,10 +321,20 @@ func (r *Roots) ListStates(env string) []string {
 // FileList returns every file under the roots of env, relative, sorted and
 // deduplicated (Salt's file_list).
 func (r *Roots) FileList(env string) []string {
+	return r.list(env, func(files, _ []string) []string { return files })
+}
+
+// DirList returns every directory under the roots of env (not the roots
+// themselves), relative, sorted and deduplicated (Salt's dir_list).
+func (r *Roots) DirList(env string) []string {
+	return r.list(env, func(_, dirs []string) []string { return dirs })
+}
+
+func (r *Roots) list(env string, pick func(files, dirs []string) []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, root := range r.rootsOf(env) {
-		for _, rel := range r.walk(root) {
+		for _, rel := range pick(r.walk(root)) {
 			if !seen[rel] {
 				seen[rel] = true
 				out = append(out, rel)
@@ -334,14 +345,15 @@ func (r *Roots) FileList(env string) []string {
 	return out
 }
 
-// walk lists the files under root as slash-separated relative paths, as
-// Salt's roots backend builds its file list with os.walk: symlinks are
-// listed wherever they point (a broken one too; Find still refuses what
-// resolves outside the root), symlinked directories are descended unless
-// fileserver_followsymlinks is off, and fileserver_ignoresymlinks drops
-// every link.
-func (r *Roots) walk(root string) []string {
-	var out []string
+// walk lists the files and the directories under root as slash-separated
+// relative paths, as Salt's roots backend builds its lists with os.walk:
+// symlinks are listed wherever they point (a broken one with the files;
+// Find still refuses what resolves outside the root), symlinked
+// directories are descended unless fileserver_followsymlinks is off (the
+// link is then listed with the directories only), and
+// fileserver_ignoresymlinks drops every link. An ignored directory is not
+// listed but still descended, as os.walk does.
+func (r *Roots) walk(root string) (files, dirs []string) {
 	var visit func(dir, rel string, depth int)
 	visit = func(dir, rel string, depth int) {
 		if depth > 64 {
@@ -367,23 +379,28 @@ func (r *Roots) walk(root string) []string {
 				case err != nil:
 					mode = 0 // broken: os.walk lists it with the files
 				case st.IsDir() && r.noFollow:
+					if !r.ignored(erel) {
+						dirs = append(dirs, erel)
+					}
 					continue
 				default:
 					mode = st.Mode().Type()
 				}
 			}
-			switch {
-			case mode.IsDir():
-				visit(full, erel, depth+1)
-			default:
-				if !r.ignored(erel) {
-					out = append(out, erel)
+			if !r.ignored(erel) {
+				if mode.IsDir() {
+					dirs = append(dirs, erel)
+				} else {
+					files = append(files, erel)
 				}
+			}
+			if mode.IsDir() {
+				visit(full, erel, depth+1)
 			}
 		}
 	}
 	visit(root, "", 0)
-	return out
+	return files, dirs
 }
 
 // ParseURL splits "salt://path/to/file?saltenv=dev" into its path and

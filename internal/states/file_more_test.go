@@ -10,10 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"brine/internal/engine"
 	"brine/internal/execmod"
 	_ "brine/internal/modules"
-	"brine/internal/statemod"
 	"brine/internal/value"
 )
 
@@ -21,23 +19,7 @@ import (
 // returns the chunk's result without the engine's bookkeeping keys.
 func runIn(t *testing.T, ctx *execmod.Context, full string, args *value.Map, test bool) *value.Map {
 	t.Helper()
-	mod, fun, _ := strings.Cut(full, ".")
-	name, _ := args.Get("name")
-	low := value.MapOf("state", mod, "__id__", name, "name", name, "__sls__", "main", "__env__", "base", "fun", fun, "order", int64(10000))
-	args.Range(func(k, v any) bool {
-		if k != "name" {
-			low.Set(k, v)
-		}
-		return true
-	})
-	ctx.Opts.Set("test", test)
-	ctx.Test = test
-	ret, err := engine.Run([]*value.Map{low}, engine.RunOptions{Test: test, Env: &statemod.Env{Exec: ctx}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, v := ret.At(0)
-	m := v.(*value.Map)
+	m := sysRun(t, ctx, full, args, test)
 	out := value.NewMap(4)
 	for _, k := range []string{"name", "changes", "result", "comment"} {
 		x, _ := m.Get(k)

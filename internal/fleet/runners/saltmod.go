@@ -9,11 +9,11 @@ package runners
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"brine/internal/execmod"
 	"brine/internal/highstate"
+	"brine/internal/pyops"
 	"brine/internal/statemod"
 	"brine/internal/value"
 )
@@ -495,22 +495,17 @@ func saltWheel(c *statemod.Call) (*value.Map, error) {
 		"comment", fmt.Sprintf("Wheel function '%s' %s.", name, verb)), nil
 }
 
-// pyInt is Python's int() of an argument: integers, integral text.
+// pyInt is Python's int() of an argument that must fit an int64.
 func pyInt(v any) (int64, error) {
-	switch x := v.(type) {
-	case int64:
-		return x, nil
-	case bool:
-		if x {
-			return 1, nil
-		}
-		return 0, nil
-	case float64:
-		return int64(x), nil
-	case string:
-		return strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+	n, err := pyops.Int(v, 10)
+	if err != nil {
+		return 0, err
 	}
-	return 0, fmt.Errorf("invalid int %v", v)
+	i, ok := n.(int64)
+	if !ok {
+		return 0, fmt.Errorf("int() of %v is out of range", value.Repr(v))
+	}
+	return i, nil
 }
 
 func mapKeys(m *value.Map) []string {

@@ -47,7 +47,11 @@ func (r *runner) verifyData(low *value.Map) []string {
 	f, ok := r.reg.Lookup(full)
 	if !ok {
 		if low.Has("__sls__") {
-			errs = append(errs, fmt.Sprintf("State '%s' was not found in SLS '%s'", full, getStr(low, "__sls__")))
+			// Salt adds the loader's missing_fun_string, which for a
+			// module it never loaded or a function its module lacks is
+			// this line
+			errs = append(errs, fmt.Sprintf("State '%s' was not found in SLS '%s'", full, getStr(low, "__sls__")),
+				fmt.Sprintf("Reason: '%s' is not available.", full))
 		} else {
 			errs = append(errs, fmt.Sprintf("Specified state '%s' was not found", full))
 		}

@@ -208,7 +208,7 @@ func TestRequisites(t *testing.T) {
 		{"missing parameter", `
 - {id: a, fun: t.need}`, "None False Missing parameter thing for state t.need|", false},
 		{"unknown state", `
-- {id: a, fun: t.nope}`, "None False State 't.nope' was not found in SLS 'main'|", false},
+- {id: a, fun: t.nope}`, "None False State 't.nope' was not found in SLS 'main'|Reason: 't.nope' is not available.|", false},
 		{"failhard per state", `
 - {id: a, fun: t.fail, failhard: true}
 - {id: b, fun: t.ok}`, "a False t.fail", false},

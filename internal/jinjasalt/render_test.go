@@ -62,6 +62,10 @@ func TestRenderBasics(t *testing.T) {
 		{"printed dict", "{{ {'a': 1, 'b': [None, 'x']} }}", "{'a': 1, 'b': [None, 'x']}", nil},
 		{"profile", "{% profile as 'p' %}in{% endprofile %}", "in", nil},
 		{"load_text block", "{% load_text as t %}x{{ 1 }}{% endload %}{{ t }}", "x1", nil},
+		// load_yaml is safe_load: plain dicts, which the yaml filter sorts
+		// as PyYAML does (the yaml renderer's OrderedDicts keep their order)
+		{"load_yaml dumps sorted", "{% load_yaml as d %}\nb: 1\na: {d: 1, c: 2}\n{% endload %}{{ d|yaml }}", "{a: {c: 2, d: 1}, b: 1}", nil},
+		{"load_yaml keeps insertion order", "{% load_yaml as d %}\nb: 1\na: 2\n{% endload %}{{ d|list }}", "['b', 'a']", nil},
 		{"full context", "{{ show_full_context()['sls'] }}", "x", nil},
 		{"lenient", "[{{ nope }}]", "[]", &Context{SLS: "x", Opts: value.MapOf("allow_undefined", true)}},
 		{"trim blocks", "{% if 1 %}\nx\n{% endif %}\n", "x\n\n", &Context{SLS: "x", Opts: value.MapOf("jinja_sls_env", value.MapOf("trim_blocks", true))}},

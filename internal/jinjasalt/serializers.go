@@ -264,7 +264,7 @@ func loadYAML(v any) (any, error) {
 	if !ok {
 		return nil, pyErr(excRuntime, "Unable to load yaml from %s", pyStr(v))
 	}
-	out, err := yamlload.Load([]byte(s), "")
+	out, err := yamlload.SafeLoad([]byte(s), "")
 	if err != nil {
 		if ye, ok := err.(*yamlload.Error); ok && ye.ProblemMark.IsZero() {
 			return nil, pyErr(excRuntime, "Encountered error loading yaml: %s", ye.Error())

@@ -79,6 +79,7 @@ type renderer struct {
 	modules  map[string]*Module
 	globals  map[string]any // per-render globals (RenderConfig)
 	loader   Loader         // the render's loader
+	objNames map[*value.Map]string
 	// inLoop says whether a break or continue now acts on a loop: the
 	// compile checks refuse them elsewhere, except in the bodies of custom
 	// tags, which can only be checked when they run (Context.ExecBody).
@@ -104,6 +105,11 @@ type RenderConfig struct {
 	Globals map[string]any
 	// Loader, when set, replaces the environment's Loader for the render.
 	Loader Loader
+	// ObjectNames name mappings in the messages of their undefined
+	// attributes and items, where Jinja's object_type_repr would say
+	// "dict object" (Salt's pillar is a
+	// "salt.utils.context.NamespacedDictWrapper object").
+	ObjectNames map[*value.Map]string
 }
 
 // RenderWith renders the template with vars as its context and the
@@ -121,7 +127,7 @@ func (t *Template) RenderWith(vars *value.Map, cfg RenderConfig) (string, error)
 
 func (t *Template) render(b *strings.Builder, vars *value.Map, cfg RenderConfig) (err error) {
 	defer recoverInternal(&err)
-	r := &renderer{env: t.env, out: b, autoesc: t.env.Autoescape, globals: cfg.Globals, loader: cfg.Loader}
+	r := &renderer{env: t.env, out: b, autoesc: t.env.Autoescape, globals: cfg.Globals, loader: cfg.Loader, objNames: cfg.ObjectNames}
 	if r.loader == nil {
 		r.loader = t.env.Loader
 	}

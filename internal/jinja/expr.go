@@ -581,6 +581,24 @@ func unsafeAttr(obj any, name string) *Undefined {
 
 // getattr is the sandboxed obj.name: attributes first, then items.
 func (r *renderer) getattr(obj any, name string) (any, error) {
+	v, err := r.getattrOf(obj, name)
+	return r.nameUndefined(v, obj), err
+}
+
+// nameUndefined gives an undefined attribute or item of a mapping the
+// render names (RenderConfig.ObjectNames) that name in its message.
+func (r *renderer) nameUndefined(v, obj any) any {
+	if u, ok := v.(*Undefined); ok && r.objNames != nil && u.hasObj && !u.security {
+		if m, ok := obj.(*value.Map); ok {
+			if n, ok := r.objNames[m]; ok {
+				u.objName = n
+			}
+		}
+	}
+	return v
+}
+
+func (r *renderer) getattrOf(obj any, name string) (any, error) {
 	if u, ok := obj.(*Undefined); ok {
 		return nil, u.err()
 	}
@@ -693,6 +711,11 @@ func (m *markupMethod) Call(args []any, kw *value.Map) (any, error) {
 
 // getitem is the sandboxed obj[key]: items first, then attributes.
 func (r *renderer) getitem(obj, key any) (any, error) {
+	v, err := r.getitemOf(obj, key)
+	return r.nameUndefined(v, obj), err
+}
+
+func (r *renderer) getitemOf(obj, key any) (any, error) {
 	if u, ok := obj.(*Undefined); ok {
 		return nil, u.err()
 	}

@@ -42,7 +42,8 @@ type Undefined struct {
 	hasObj   bool
 	hint     string
 	security bool
-	lenient  bool // always lenient (the else-less inline if)
+	lenient  bool   // always lenient (the else-less inline if)
+	objName  string // the name of obj in the message, when the render gives one
 }
 
 func undefinedName(name string) *Undefined { return &Undefined{name: name} }
@@ -57,10 +58,14 @@ func (u *Undefined) Message() string {
 	if !u.hasObj {
 		return fmt.Sprintf("%s is undefined", value.Repr(u.name))
 	}
-	if _, ok := u.name.(string); !ok {
-		return fmt.Sprintf("%s has no element %s", objectTypeRepr(u.obj), value.Repr(u.name))
+	obj := u.objName
+	if obj == "" {
+		obj = objectTypeRepr(u.obj)
 	}
-	return fmt.Sprintf("%s has no attribute %s", value.Repr(objectTypeRepr(u.obj)), value.Repr(u.name))
+	if _, ok := u.name.(string); !ok {
+		return fmt.Sprintf("%s has no element %s", obj, value.Repr(u.name))
+	}
+	return fmt.Sprintf("%s has no attribute %s", value.Repr(obj), value.Repr(u.name))
 }
 
 func (u *Undefined) err() *Error {

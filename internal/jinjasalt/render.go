@@ -80,7 +80,7 @@ func Render(source []byte, ctx *Context) (string, error) {
 	if err != nil {
 		return "", saltError(err, src, ld, !ctx.NoSLS)
 	}
-	out, err := t.RenderWith(vars, jinja.RenderConfig{Globals: globals, Loader: ld})
+	out, err := t.RenderWith(vars, jinja.RenderConfig{Globals: globals, Loader: ld, ObjectNames: objectNames(ctx, vars)})
 	if err != nil {
 		return "", saltError(err, src, ld, !ctx.NoSLS)
 	}
@@ -89,6 +89,18 @@ func Render(source []byte, ctx *Context) (string, error) {
 		out += "\n"
 	}
 	return out, nil
+}
+
+// objectNames names the pillar as Salt's templates see it: the loader
+// packs it as a NamespacedDictWrapper, so a missing key's message names
+// that class (unless the caller passed a pillar of its own).
+func objectNames(ctx *Context, vars *value.Map) map[*value.Map]string {
+	p, _ := vars.Get("pillar")
+	m, ok := p.(*value.Map)
+	if !ok || ctx.Vars != nil && ctx.Vars.Has("pillar") {
+		return nil
+	}
+	return map[*value.Map]string{m: "salt.utils.context.NamespacedDictWrapper object"}
 }
 
 // contextVars builds the variables Salt passes to a template.

@@ -65,6 +65,7 @@ func TestRenderBasics(t *testing.T) {
 		// load_yaml is safe_load: plain dicts, which the yaml filter sorts
 		// as PyYAML does (the yaml renderer's OrderedDicts keep their order)
 		{"load_yaml dumps sorted", "{% load_yaml as d %}\nb: 1\na: {d: 1, c: 2}\n{% endload %}{{ d|yaml }}", "{a: {c: 2, d: 1}, b: 1}", nil},
+		{"missing pillar key", "{{ pillar.nokey is defined }} {{ pillar.get('nokey', 1) }}", "False 1", &Context{SLS: "x", Pillar: value.MapOf("a", int64(1))}},
 		{"load_yaml keeps insertion order", "{% load_yaml as d %}\nb: 1\na: 2\n{% endload %}{{ d|list }}", "['b', 'a']", nil},
 		{"full context", "{{ show_full_context()['sls'] }}", "x", nil},
 		{"lenient", "[{{ nope }}]", "[]", &Context{SLS: "x", Opts: value.MapOf("allow_undefined", true)}},
@@ -165,6 +166,27 @@ func TestNoLeakBetweenRenders(t *testing.T) {
 		out, err := Render([]byte("{{ grains.os }}"), &Context{SLS: "x", Grains: value.MapOf("os", os)})
 		if err != nil || out != os {
 			t.Errorf("got %q %v, want %s", out, err, os)
+		}
+	}
+}
+
+// TestPillarUndefinedMessage: a missing pillar key is reported with the
+// class Salt's loader wraps the pillar in; other mappings stay "dict
+// object", and a pillar passed in by the caller is a plain dict.
+func TestPillarUndefinedMessage(t *testing.T) {
+	for _, tc := range []struct {
+		src, want string
+		ctx       *Context
+	}{
+		{"{{ pillar.nokey }}", "'salt.utils.context.NamespacedDictWrapper object' has no attribute 'nokey'", &Context{SLS: "x", Pillar: value.MapOf("a", int64(1))}},
+		{"{{ pillar['nokey'] }}", "'salt.utils.context.NamespacedDictWrapper object' has no attribute 'nokey'", &Context{SLS: "x", Pillar: value.MapOf("a", int64(1))}},
+		{"{{ pillar.a.nokey }}", "'dict object' has no attribute 'nokey'", &Context{SLS: "x", Pillar: value.MapOf("a", value.MapOf("b", int64(1)))}},
+		{"{{ grains.nokey }}", "'dict object' has no attribute 'nokey'", &Context{SLS: "x", Grains: value.MapOf("a", int64(1))}},
+		{"{{ pillar.nokey }}", "'dict object' has no attribute 'nokey'", &Context{SLS: "x", Vars: value.MapOf("pillar", value.MapOf("a", int64(1)))}},
+	} {
+		_, err := render(t, tc.src, tc.ctx)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one saying %s", tc.src, err, tc.want)
 		}
 	}
 }

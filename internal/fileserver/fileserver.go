@@ -145,9 +145,10 @@ func (r *Roots) rootsOf(env string) []string {
 }
 
 // cleanRel normalizes a root-relative path as os.path.normpath does and
-// reports whether it stays inside the root.
+// reports whether it stays inside the root. A path with a "../" segment
+// is refused even when it would stay inside, as Salt's file server does.
 func cleanRel(rel string) (string, bool) {
-	if rel == "" || strings.HasPrefix(rel, "/") {
+	if rel == "" || strings.HasPrefix(rel, "/") || strings.Contains(rel, "../") {
 		return "", false
 	}
 	c := path.Clean(rel)

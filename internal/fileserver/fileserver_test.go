@@ -79,6 +79,9 @@ func TestConfinement(t *testing.T) {
 		{"../" + filepath.Base(outside) + "/secret.sls", false},
 		{filepath.Join(outside, "secret.sls"), false},
 		{"", false},
+		// Salt's file server refuses any "../" even when it stays inside
+		{"ldir/../ok.sls", false},
+		{"./ok.sls", true},
 	} {
 		_, err := r.Find("base", tc.rel)
 		if (err == nil) != tc.ok {

@@ -209,6 +209,24 @@ func TestFileDecodeState(t *testing.T) {
 	})
 }
 
+// TestAppendPrependDiffs pins Salt's two diff forms: file.append joins
+// the unified diff of lines without their endings with "\n", file.prepend
+// joins that of lines with their endings with "".
+func TestAppendPrependDiffs(t *testing.T) {
+	d := t.TempDir()
+	if err := os.WriteFile(filepath.Join(d, "f"), []byte("a\nb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runStateSteps(t, execmod.NewContext(), d, []stateStep{
+		{"file.prepend", []any{"name", "{d}/f", "text", value.NewList("first", "second")}, true,
+			"{'name': '{d}/f', 'changes': {'diff': '--- \\n+++ \\n@@ -1,2 +1,4 @@\\n+first\\n+second\\n a\\n b\\n'}, 'result': None, 'comment': 'File {d}/f is set to be updated'}", nil},
+		{"file.prepend", []any{"name", "{d}/f", "text", value.NewList("first", "second")}, false,
+			"{'name': '{d}/f', 'changes': {'diff': '--- \\n+++ \\n@@ -1,2 +1,4 @@\\n+first\\n+second\\n a\\n b\\n'}, 'result': True, 'comment': 'Prepended 2 lines'}", nil},
+		{"file.append", []any{"name", "{d}/f", "text", "c"}, false,
+			"{'name': '{d}/f', 'changes': {'diff': '--- \\n\\n+++ \\n\\n@@ -2,3 +2,4 @@\\n\\n second\\n a\\n b\\n+c'}, 'result': True, 'comment': 'Appended 1 lines'}", nil},
+	})
+}
+
 func TestFilePrunedState(t *testing.T) {
 	d := t.TempDir()
 	for _, p := range []string{"a/b/c", "a/e", "full"} {

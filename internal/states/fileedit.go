@@ -434,7 +434,16 @@ func fileAppend(c *statemod.Call, front bool) (*value.Map, error) {
 		ret.Set("comment", fmt.Sprintf("File %s is set to be updated", name))
 		ret.Set("result", nil)
 		if strings.Join(slines, "\n") != strings.Join(nlines, "\n") || len(slines) != len(nlines) {
-			changes.Set("diff", fileops.LineDiff(slines, nlines))
+			if front {
+				// file.prepend diffs the lines with their endings
+				var test []string
+				for _, l := range add {
+					test = append(test, l+"\n")
+				}
+				changes.Set("diff", fileops.UnifiedDiff(fileops.SplitLines(string(data)), append(test, fileops.SplitLines(string(data))...), "", ""))
+			} else {
+				changes.Set("diff", fileops.LineDiff(slines, nlines))
+			}
 		} else {
 			ret.Set("comment", fmt.Sprintf("File %s is in correct state", name))
 			ret.Set("result", true)
@@ -460,8 +469,11 @@ func fileAppend(c *statemod.Call, front bool) (*value.Map, error) {
 		ret.Set("comment", fmt.Sprintf("File %s is in correct state", name))
 	}
 	after, _ := os.ReadFile(name)
-	nl := pyops.SplitLines(string(after), false)
-	if strings.Join(slines, "\n") != strings.Join(nl, "\n") || len(slines) != len(nl) {
+	switch nl := pyops.SplitLines(string(after), false); {
+	case front && string(after) != string(data):
+		// file.prepend diffs the lines with their endings
+		changes.Set("diff", fileops.UnifiedDiff(fileops.SplitLines(string(data)), fileops.SplitLines(string(after)), "", ""))
+	case !front && (strings.Join(slines, "\n") != strings.Join(nl, "\n") || len(slines) != len(nl)):
 		changes.Set("diff", fileops.LineDiff(slines, nl))
 	}
 	ret.Set("result", true)

@@ -764,13 +764,16 @@ func filterJoin(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	if _, err := c.Str(sep); err != nil {
 		return nil, err
 	}
-	markup := c.Autoescape()
-	if _, ok := sep.(Markup); ok {
-		markup = true
-	}
-	for _, it := range items {
-		if _, ok := it.(Markup); ok {
-			markup = true
+	// Jinja's do_join: without autoescaping a plain str join; with it,
+	// a Markup join (escaping the plain parts) when the separator or an
+	// item is Markup, else a plain join again.
+	markup := false
+	if c.Autoescape() {
+		_, markup = sep.(Markup)
+		for _, it := range items {
+			if _, ok := it.(Markup); ok {
+				markup = true
+			}
 		}
 	}
 	sepStr := pyStrOf(sep)
@@ -1632,7 +1635,25 @@ func filterUrlencode(c *Context, v any, args []any, kw *value.Map) (any, error) 
 	return urlQuote(s, "/"), nil
 }
 
-var urlizeRe = regexp.MustCompile(`^([(<]|&lt;)*(.*?)([.,)>\n]|&gt;)*$`)
+// urlize's patterns, as Jinja 3.1 writes them (\w and \d in Python's
+// Unicode sense).
+var (
+	urlizeHeadRe = regexp.MustCompile(`^(?:[(<]|&lt;)+`)
+	urlizeTailRe = regexp.MustCompile(`(?:[)>.,\n]|&gt;)+$`)
+	httpRe       = regexp.MustCompile(`(?i)^(?:(?:https?://|www\.)(?:(?:[\p{L}\p{N}_%-]+\.)+)?(?:[a-z]{2,63}|xn--[\p{L}\p{N}_%]{2,59})` +
+		`|(?:[\p{L}\p{N}_%-]{2,63}\.)+(?:com|net|int|edu|gov|org|info|mil)` +
+		`|https?://(?:\p{Nd}{1,3}(?:\.\p{Nd}{1,3}){3}|\[(?:[\p{Nd}a-f]{0,4}:){2}(?:[\p{Nd}a-f]{0,4}:?){1,6}\]))` +
+		`(?::\p{Nd}{1,5})?(?:[/?#]\S*)?$`)
+)
+
+func hasAnySuffix(s string, suffixes ...string) bool {
+	for _, x := range suffixes {
+		if strings.HasSuffix(s, x) {
+			return true
+		}
+	}
+	return false
+}
 
 func filterUrlize(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	a, err := bind("urlize", args, kw, "trim_url_limit", "nofollow", "target", "rel", "extra_schemes")
@@ -1669,38 +1690,67 @@ func filterUrlize(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	if n, ok := a[0].(int64); ok {
 		limit = int(n)
 	}
+	var schemes []string
+	if !isMissing(a[4]) && a[4] != nil {
+		list, err := c.Iterate(a[4])
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range list {
+			sch, _ := x.(string)
+			if !uriSchemeRe.MatchString(sch) {
+				return nil, newError(KindRuntime, "FilterArgumentError", value.Repr(x)+" is not a valid URI scheme prefix.")
+			}
+			schemes = append(schemes, sch)
+		}
+	}
+	trim := func(x string) string {
+		if limit >= 0 && len([]rune(x)) > limit {
+			return string([]rune(x)[:limit]) + "..."
+		}
+		return x
+	}
 	words := splitKeepSpace(escapeHTML(s))
 	for i, w := range words {
-		if strings.TrimSpace(w) == "" {
-			continue
-		}
 		head, middle, tail := "", w, ""
-		m := urlizeRe.FindStringSubmatchIndex(w)
-		if m != nil {
-			// the leading and trailing punctuation runs around the middle
-			head, middle, tail = w[:m[4]], w[m[4]:m[5]], w[m[5]:]
+		if m := urlizeHeadRe.FindString(middle); m != "" {
+			head, middle = m, middle[len(m):]
 		}
-		trim := func(x string) string {
-			if limit >= 0 && len(x) > limit {
-				r := x[:limit]
-				if len(r) >= 3 {
-					r += "..."
-				}
-				return r
+		if hasAnySuffix(middle, ")", ">", ".", ",", "\n", "&gt;") {
+			if loc := urlizeTailRe.FindStringIndex(middle); loc != nil {
+				tail, middle = middle[loc[0]:], middle[:loc[0]]
 			}
-			return x
+		}
+		// prefer balancing parentheses in URLs to ignoring a trailing one
+		for _, p := range [][2]string{{"(", ")"}, {"<", ">"}, {"&lt;", "&gt;"}} {
+			open := strings.Count(middle, p[0])
+			if open <= strings.Count(middle, p[1]) {
+				continue
+			}
+			for n := min(open, strings.Count(tail, p[1])); n > 0; n-- {
+				end := strings.Index(tail, p[1]) + len(p[1])
+				middle += tail[:end]
+				tail = tail[end:]
+			}
 		}
 		switch {
-		case strings.HasPrefix(middle, "http://") || strings.HasPrefix(middle, "https://"):
-			middle = `<a href="` + middle + `"` + relAttr + targetAttr + `>` + trim(middle) + `</a>`
-		case strings.HasPrefix(middle, "www.") || (!strings.Contains(middle, "@") && !strings.HasPrefix(middle, "http") && len(middle) > 0 && unicode.IsLetter(rune(middle[0])) && hasTLD(middle)):
-			middle = `<a href="https://` + middle + `"` + relAttr + targetAttr + `>` + trim(middle) + `</a>`
-		case strings.HasPrefix(middle, "mailto:"):
+		case httpRe.MatchString(middle):
+			href := middle
+			if !strings.HasPrefix(middle, "https://") && !strings.HasPrefix(middle, "http://") {
+				href = "https://" + middle
+			}
+			middle = `<a href="` + href + `"` + relAttr + targetAttr + `>` + trim(middle) + `</a>`
+		case strings.HasPrefix(middle, "mailto:") && emailRe.MatchString(middle[7:]):
 			middle = `<a href="` + middle + `">` + middle[7:] + `</a>`
-		case strings.Contains(middle, "@") && !strings.Contains(middle, ":") && emailRe.MatchString(middle):
+		case strings.Contains(middle, "@") && !strings.HasPrefix(middle, "www.") && !strings.HasPrefix(middle, "@") &&
+			!strings.Contains(middle, ":") && emailRe.MatchString(middle):
 			middle = `<a href="mailto:` + middle + `">` + middle + `</a>`
 		default:
-			continue
+			for _, sch := range schemes {
+				if middle != sch && strings.HasPrefix(middle, sch) {
+					middle = `<a href="` + middle + `"` + relAttr + targetAttr + `>` + middle + `</a>`
+				}
+			}
 		}
 		words[i] = head + middle + tail
 	}
@@ -1712,9 +1762,9 @@ func filterUrlize(c *Context, v any, args []any, kw *value.Map) (any, error) {
 }
 
 var emailRe = regexp.MustCompile(`^\S+@\w[\w.-]*\.\w+$`)
-var tldRe = regexp.MustCompile(`^[\w.-]+\.(com|net|org)(/.*)?$`)
 
-func hasTLD(s string) bool { return tldRe.MatchString(s) }
+// uriSchemeRe is Jinja's _uri_scheme_re: what extra_schemes may hold.
+var uriSchemeRe = regexp.MustCompile(`^[\w.+-]{2,}:/{0,2}$`)
 
 func splitKeepSpace(s string) []string {
 	var out []string

@@ -300,7 +300,8 @@ func Call(args []string, stdout, stderr io.Writer) int {
 		return exitMissing
 	}
 	cargs, ckwargs := yamlload.ParseInput(rest[1:], nil)
-	addPubData(ckwargs, fun)
+	jid := addPubData(ckwargs, fun)
+	defer writeCallProc(cfg, fun, jid, stderr)()
 	ret, err := fn(ctx, cargs, ckwargs)
 	if err != nil {
 		var inv *execmod.InvocationError
@@ -342,13 +343,14 @@ func Call(args []string, stdout, stderr io.Writer) int {
 // takes **kwargs (__pub_fun, __pub_pid, __pub_jid, __pub_tgt): functions
 // binding their arguments drop them, and cmd.* reads __pub_jid to know it
 // was called from the command line.
-func addPubData(kwargs *value.Map, fun string) {
+func addPubData(kwargs *value.Map, fun string) string {
 	now := time.Now()
 	jid := now.Format("20060102150405") + fmt.Sprintf("%06d", now.Nanosecond()/1000)
 	kwargs.Set("__pub_fun", fun)
 	kwargs.Set("__pub_pid", int64(os.Getpid()))
 	kwargs.Set("__pub_jid", jid)
 	kwargs.Set("__pub_tgt", "salt-call")
+	return jid
 }
 
 // docsMatching returns the docs of the functions whose names start with

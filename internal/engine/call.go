@@ -188,7 +188,9 @@ func (r *runner) call(low *value.Map, chunks []*value.Map, running *value.Map, r
 	r.done++
 	formatLog(ret)
 	if r.opts.Refresh != nil {
-		r.opts.Refresh(low, ret)
+		if reg := r.opts.Refresh(low, ret); reg != nil {
+			r.reg = reg
+		}
 	}
 	end := r.now()
 	ret.Set("start_time", isoTime(start))

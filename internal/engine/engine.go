@@ -57,8 +57,24 @@ type RunOptions struct {
 	StateRunsDisabled []string
 	// Refresh, when set, is called after each state function with its
 	// chunk and result (Salt's State.check_refresh: reload_pillar,
-	// reload_grains, reload_modules).
-	Refresh func(low, ret *value.Map)
+	// reload_grains, reload_modules). When it reloads the modules it
+	// returns the state registry the rest of the run uses, else nil.
+	Refresh func(low, ret *value.Map) *statemod.Registry
+	// Pause, when set, is Salt's State.check_pause, asked before each
+	// chunk that has not run yet: it may block while the run is paused
+	// (state.pause), and "kill" ends the run there (state.soft_kill).
+	Pause func(low *value.Map) string
+	// FireEvent, when set, receives the events of Salt's State.event: for
+	// a state with fire_event, salt/state_result/<jid>/<id>/<name> (or the
+	// fire_event text in place of the name) with {"ret": result}; with
+	// StateEvents, salt/job/<jid>/prog/<id>/<run_num> for every state,
+	// with "len" added.
+	FireEvent func(tag string, data *value.Map)
+	// StateEvents is the state_events option.
+	StateEvents bool
+	// JID is the run's job id and MinionID the minion's id (event tags).
+	JID      string
+	MinionID string
 }
 
 // ErrRender is returned for requisite data Salt rejects with a
@@ -236,6 +252,9 @@ func (r *runner) callChunks(chunks []*value.Map) *value.Map {
 		}
 		tag := r.tag(low)
 		if !running.Has(tag) {
+			if r.opts.Pause != nil && r.opts.Pause(low) == "kill" {
+				break
+			}
 			running = r.callChunk(low, running, chunks, 0)
 			if r.checkFailhard(low, running) {
 				r.reconcileProcs(running, true)
@@ -608,6 +627,7 @@ func (r *runner) callChunk(low *value.Map, running *value.Map, chunks []*value.M
 	if r.err != nil {
 		return running
 	}
+	low = r.modAggregate(low, running, chunks)
 	r.modInitCheck(low)
 	tag := r.tag(low)
 	if !truthy(low, "prerequired") {
@@ -689,8 +709,10 @@ func (r *runner) callChunk(low *value.Map, running *value.Map, chunks []*value.M
 			if truthy(low, "__prereq__") {
 				runDict = r.pre
 			}
-			runDict.Set(tag, r.skipped(low, false, b.String()))
+			ret := r.skipped(low, false, b.String())
+			runDict.Set(tag, ret)
 			r.done++
+			r.event(low, ret)
 			return running
 		}
 		for _, chunk := range toRun {
@@ -718,6 +740,7 @@ func (r *runner) callChunk(low *value.Map, running *value.Map, chunks []*value.M
 				running.Set(tag, m)
 				r.runNum++
 				r.done++
+				r.event(low, m)
 				return running
 			}
 			running = r.callChunk(chunk, running, chunks, 0)
@@ -836,6 +859,9 @@ func (r *runner) callChunk(low *value.Map, running *value.Map, chunks []*value.M
 		} else {
 			running.Set(tag, r.call(low, chunks, running, 1))
 		}
+	}
+	if v, ok := running.Get(tag); ok {
+		r.event(low, v)
 	}
 	return running
 }

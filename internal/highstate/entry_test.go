@@ -343,7 +343,7 @@ func TestReloadPillar(t *testing.T) {
 		want   any // pillar n seen by the second state
 	}{
 		{"succeed_with_changes", true, int64(1)},
-		{"succeed_without_changes", true, nil}, // no changes: no reload
+		{"succeed_without_changes", true, int64(1)}, // Salt reloads it even without changes
 		{"succeed_with_changes", false, nil},
 	}
 	for _, tt := range tests {

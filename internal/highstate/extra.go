@@ -12,7 +12,18 @@ func init() {
 }
 
 func showStates(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	ret, err := showLowstate(ctx, args, kwargs)
+	vals, _, err := execmod.Bind("state.show_states", args, kwargs, execmod.Opt("queue", nil))
+	if err != nil {
+		return nil, err
+	}
+	if c := checkQueue(ctx, vals[0], kwargs); c != nil {
+		return c, nil
+	}
+	// Checked: the low state is compiled without asking again.
+	sub := kwargs.Copy()
+	sub.Set("concurrent", true)
+	sub.Delete("queue")
+	ret, err := showLowstate(ctx, args, sub)
 	if err != nil {
 		return nil, err
 	}

@@ -64,7 +64,7 @@ func SplitMods(v any) []string {
 func showTop(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 	r, restore, err := showRun(ctx, "state.show_top", args, kwargs)
 	if err != nil {
-		return nil, err
+		return conflictOr(err)
 	}
 	defer restore()
 	t := r.GetTop()
@@ -82,7 +82,7 @@ func showTop(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 func showHighstate(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 	r, restore, err := showRun(ctx, "state.show_highstate", args, kwargs)
 	if err != nil {
-		return nil, err
+		return conflictOr(err)
 	}
 	defer restore()
 	high, errs, err := r.CompileHighstate()
@@ -120,6 +120,9 @@ func slsRun(ctx *execmod.Context, name string, args []any, kwargs *value.Map) (*
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if c := checkQueue(ctx, vals[2], kwargs); c != nil {
+		return nil, nil, nil, &queueConflict{c}
+	}
 	restore, err := statePillar(ctx, kwargs)
 	if err != nil {
 		return nil, nil, nil, err
@@ -138,7 +141,7 @@ func slsRun(ctx *execmod.Context, name string, args []any, kwargs *value.Map) (*
 func showSLS(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 	r, mods, restore, err := slsRun(ctx, "state.show_sls", args, kwargs)
 	if err != nil {
-		return nil, err
+		return conflictOr(err)
 	}
 	defer restore()
 	high, errs := r.RenderHighstate(r.SLSMatches(mods))
@@ -153,7 +156,7 @@ func showSLS(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 func showLowSLS(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 	r, mods, restore, err := slsRun(ctx, "state.show_low_sls", args, kwargs)
 	if err != nil {
-		return nil, err
+		return conflictOr(err)
 	}
 	defer restore()
 	high, errs := r.RenderHighstate(r.SLSMatches(mods))
@@ -166,8 +169,12 @@ func showLowSLS(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 }
 
 func showStateUsage(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	if _, _, err := execmod.Bind("state.show_state_usage", args, kwargs, execmod.Opt("queue", nil)); err != nil {
+	vals, _, err := execmod.Bind("state.show_state_usage", args, kwargs, execmod.Opt("queue", nil))
+	if err != nil {
 		return nil, err
+	}
+	if c := checkQueue(ctx, vals[0], kwargs); c != nil {
+		return c, nil
 	}
 	r := NewRun(ctx, kwargs)
 	usage, errs, err := r.StateUsage()
@@ -242,8 +249,16 @@ func checkedStatePillar(ctx *execmod.Context, kwargs *value.Map) (func(), error)
 // show_lowstate: their only argument is queue, and they compile with the
 // run's pillar, refused when it holds render errors.
 func showRun(ctx *execmod.Context, name string, args []any, kwargs *value.Map) (*Run, func(), error) {
-	if _, _, err := execmod.Bind(name, args, kwargs, execmod.Opt("queue", nil)); err != nil {
+	vals, _, err := execmod.Bind(name, args, kwargs, execmod.Opt("queue", nil))
+	if err != nil {
 		return nil, nil, err
+	}
+	if c := checkQueue(ctx, vals[0], kwargs); c != nil {
+		if name == "state.show_lowstate" {
+			// Salt asserts there is no conflict here and fails.
+			return nil, nil, &execmod.CommandExecutionError{Msg: "AssertionError: " + value.Str(c.Items[0])}
+		}
+		return nil, nil, &queueConflict{c}
 	}
 	restore, err := checkedStatePillar(ctx, kwargs)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 func init() {
 	execmod.Register("state.high", stateHigh, "Execute the compound calls stored in a single set of high data.")
 	execmod.Register("state.template_str", stateTemplateStr, "Execute the states in a template string.")
-	execmod.Register("state.running", stateRunning, "Return messages for the state runs already running (none under salt-call --local).")
+	execmod.Register("state.running", stateRunning, "Return a message for each state run already going on on this minion.")
 	execmod.Register("state.list_disabled", listDisabled, "List the states disabled by the state_runs_disabled grain.")
 	execmod.Register("state.request", stateRequest, "Request that the given states be applied at the next run_request.")
 	execmod.Register("state.check_request", checkRequest, "Return the state request information, if any.")
@@ -33,6 +33,9 @@ func stateHigh(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error)
 	vals, rest, err := execmod.Bind("state.high", args, kwargs, execmod.Req("data"), execmod.Opt("test", nil), execmod.Opt("queue", nil))
 	if err != nil {
 		return nil, err
+	}
+	if c := checkQueue(ctx, vals[2], kwargs); c != nil {
+		return c, nil
 	}
 	data, ok := vals[0].(*value.Map)
 	if !ok {
@@ -59,6 +62,9 @@ func stateTemplateStr(ctx *execmod.Context, args []any, kwargs *value.Map) (any,
 	vals, _, err := execmod.Bind("state.template_str", args, kwargs, execmod.Req("tem"), execmod.Opt("queue", nil))
 	if err != nil {
 		return nil, err
+	}
+	if c := checkQueue(ctx, vals[1], kwargs); c != nil {
+		return c, nil
 	}
 	r := NewRun(ctx, kwargs)
 	out, err := r.renderData([]byte(value.Str(vals[0])), "", "", "base", "")
@@ -149,13 +155,18 @@ func renderTemplate(data any, name string) (*value.Map, []string) {
 	return high, errs
 }
 
-// stateRunning is state.running: salt-call --local runs no other state
-// jobs brine can see, so the list is empty.
+// stateRunning is state.running: one message per state run going on on
+// this minion (other brine call processes, minion jobs), found in the
+// proc directory; none with concurrent.
 func stateRunning(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	if _, _, err := execmod.Bind("state.running", args, kwargs, execmod.Opt("concurrent", false)); err != nil {
+	vals, _, err := execmod.Bind("state.running", args, kwargs, execmod.Opt("concurrent", false))
+	if err != nil {
 		return nil, err
 	}
-	return value.NewList(), nil
+	if value.Truthy(vals[0]) {
+		return value.NewList(), nil
+	}
+	return runningStateMessages(ctx, ownJID(kwargs)), nil
 }
 
 // listDisabled is state.list_disabled: the state_runs_disabled grain, or
@@ -309,7 +320,7 @@ func runRequest(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 }
 
 func init() {
-	execmod.Register("state.get_pauses", getPauses, "Get a report on all of the currently paused state runs (none are running under salt-call --local).")
+	execmod.Register("state.get_pauses", getPauses, "Get a report on all of the currently paused state runs.")
 	execmod.Register("state.pause", statePause, "Set up a state id pause for a running job id.")
 	execmod.Register("state.resume", stateResume, "Remove a pause from a job id.")
 	execmod.Register("state.soft_kill", stateSoftKill, "Set up a state run to die before executing the given state id.")
@@ -319,9 +330,9 @@ func pauseDir(ctx *execmod.Context) string {
 	return filepath.Join(optString(ctx.Opts, "cachedir", ""), "state_pause")
 }
 
-// getPauses is state.get_pauses: pause files of jobs no longer running
-// are removed; under salt-call --local no state job is running, so every
-// file goes and the report is empty.
+// getPauses is state.get_pauses: the pause data of the state runs going
+// on (of jid, a list of jids, or all); the pause files of jobs no longer
+// running are removed.
 func getPauses(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 	vals, _, err := execmod.Bind("state.get_pauses", args, kwargs, execmod.Opt("jid", nil))
 	if err != nil {
@@ -345,10 +356,29 @@ func getPauses(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error)
 	default:
 		jids = []string{value.Str(x)}
 	}
-	for _, j := range jids {
-		_ = os.Remove(filepath.Join(dir, filepath.Base(j)))
+	active := map[string]bool{}
+	for _, m := range runningStates(ctx, ownJID(kwargs)) {
+		j, _ := m.Get("jid")
+		active[value.Str(j)] = true
 	}
-	return value.NewMap(0), nil
+	ret := value.NewMap(0)
+	for _, j := range jids {
+		path := filepath.Join(dir, filepath.Base(j))
+		if !active[j] {
+			_ = os.Remove(path)
+			continue
+		}
+		data := value.NewMap(0)
+		if raw, err := os.ReadFile(path); err == nil {
+			if v, err := value.FromJSON(raw); err == nil {
+				if m, ok := v.(*value.Map); ok {
+					data = m
+				}
+			}
+		}
+		ret.Set(j, data)
+	}
+	return ret, nil
 }
 
 // updatePause is Salt's _get_pause followed by a write of the changed

@@ -176,20 +176,8 @@ func (r *Run) runOptions(test bool) engine.RunOptions {
 		StateRunsDisabled:  disabledRuns,
 		Refresh:            r.refresh,
 	}
+	r.eventOptions(&opts)
 	return opts
-}
-
-// refresh is the reload_pillar part of Salt's State.check_refresh: a
-// state with reload_pillar that changed something recompiles the pillar
-// the later states see (Salt reloads its modules with it).
-func (r *Run) refresh(low, ret *value.Map) {
-	if v, _ := low.Get("reload_pillar"); !value.Truthy(v) {
-		return
-	}
-	if v, _ := ret.Get("changes"); !value.Truthy(v) {
-		return
-	}
-	r.recompilePillar()
 }
 
 // recompilePillar compiles the run's pillar again (with the call's pillar
@@ -513,6 +501,9 @@ func stateSLS(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) 
 	if err != nil {
 		return nil, err
 	}
+	if c := checkQueue(ctx, vals[3], kwargs); c != nil {
+		return c, nil
+	}
 	if d := slsDisabled(ctx, vals[0]); d != nil {
 		return d, nil
 	}
@@ -528,6 +519,9 @@ func stateHighstate(ctx *execmod.Context, args []any, kwargs *value.Map) (any, e
 	if d := highstateDisabled(ctx); d != nil {
 		return d, nil
 	}
+	if c := checkQueue(ctx, vals[1], kwargs); c != nil {
+		return c, nil
+	}
 	return Highstate(ctx, testValue(ctx, vals[0], rest), kwargs)
 }
 
@@ -538,6 +532,14 @@ func stateApply(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 	if err != nil {
 		return nil, err
 	}
+	// The job's data goes on to state.sls or state.highstate (Salt passes
+	// **kwargs whole): the run's jid names its pause file and events.
+	kwargs.Range(func(k, v any) bool {
+		if ks, ok := k.(string); ok && strings.HasPrefix(ks, "__pub_") {
+			rest.Set(k, v)
+		}
+		return true
+	})
 	if value.Truthy(vals[0]) {
 		return stateSLS(ctx, []any{vals[0]}, rest)
 	}
@@ -561,6 +563,9 @@ func stateSingle(ctx *execmod.Context, args []any, kwargs *value.Map) (any, erro
 		execmod.Req("fun"), execmod.Req("name"), execmod.Opt("test", nil), execmod.Opt("queue", nil))
 	if err != nil {
 		return nil, err
+	}
+	if c := checkQueue(ctx, vals[3], kwargs); c != nil {
+		return c, nil
 	}
 	fun := value.Str(vals[0])
 	comps := strings.Split(fun, ".")
@@ -603,6 +608,9 @@ func stateLow(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) 
 	if err != nil {
 		return nil, err
 	}
+	if c := checkQueue(ctx, vals[1], kwargs); c != nil {
+		return c, nil
+	}
 	data, ok := vals[0].(*value.Map)
 	if !ok {
 		return nil, &execmod.CommandExecutionError{Msg: "state.low needs a low chunk (a mapping)"}
@@ -628,6 +636,9 @@ func stateTop(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) 
 	vals, rest, err := execmod.Bind("state.top", args, kwargs, execmod.Req("topfn"), execmod.Opt("test", nil), execmod.Opt("queue", nil))
 	if err != nil {
 		return nil, err
+	}
+	if c := checkQueue(ctx, vals[2], kwargs); c != nil {
+		return c, nil
 	}
 	topfn := value.Str(vals[0])
 	return highstateWith(ctx, testValue(ctx, vals[1], rest), kwargs, &highstateCall{adjust: func(r *Run) {

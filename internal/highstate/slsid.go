@@ -25,6 +25,9 @@ func stateSLSID(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 	if err != nil {
 		return nil, err
 	}
+	if c := checkQueue(ctx, vals[3], kwargs); c != nil {
+		return c, nil
+	}
 	id, mods := vals[0], vals[1]
 	test := testValue(ctx, vals[2], rest)
 	restore, err := statePillar(ctx, kwargs)

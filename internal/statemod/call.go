@@ -47,7 +47,9 @@ type Call struct {
 	Fun *Function
 	// Args are the bound arguments (see Function.BindArgs).
 	Args *value.Map
-	// Low is the low chunk (read only).
+	// Low is the low chunk (read only, except for a mod_aggregate
+	// function: it returns the chunk to run, changed, and may mark the
+	// other chunks it folded into it with __agg__).
 	Low *value.Map
 	// Test is true in test mode (test=True, or the dry run of a prereq).
 	Test bool

@@ -31,10 +31,6 @@ const pkgManagerService = "pkgmgr"
 // set by mod_init, cleared by the first refresh.
 const pkgRtagKey = "pkg.rtag"
 
-// pkgAggKey is the Shared key holding the tags of chunks already folded
-// into another pkg chunk (Salt's chunk["__agg__"]).
-const pkgAggKey = "pkg.agg"
-
 var pkgInstalledParams = []statemod.Param{
 	statemod.Req("name"), statemod.Opt("version", nil), statemod.Opt("refresh", nil),
 	statemod.Opt("fromrepo", nil), statemod.Opt("skip_verify", false),
@@ -93,6 +89,9 @@ func init() {
 			}
 			return statemod.Ret("", true, ""), nil
 		}})
+	statemod.Register(&statemod.Function{Name: "pkg.mod_aggregate", Params: nil, Kwargs: true,
+		Doc: "Fold the packages of the pkg chunks still to run into this one (state_aggregate).",
+		Run: pkgModAggregate})
 	statemod.Register(&statemod.Function{Name: "pkg.mod_watch",
 		Params: []statemod.Param{statemod.Req("name"), statemod.Opt("sfun", nil)}, Kwargs: true,
 		Doc: "Run the watching pkg function again when a watched state changed.",
@@ -322,71 +321,86 @@ func clearRtag(c *statemod.Call) {
 	}
 }
 
-// aggregatePkgs is Salt's pkg.mod_aggregate, applied when the state_aggregate
-// option or the chunk's aggregate argument is true: the names of the other
-// pkg chunks with the same function and fromrepo that have not run yet are
-// added to this call's packages (one package manager call for all); those
-// chunks still run later and find their packages in place.
-func aggregatePkgs(c *statemod.Call, wants []pkgWant) []pkgWant {
-	opt := c.Opt("state_aggregate")
-	if v, ok := c.Low.Get("aggregate"); ok {
-		opt = v
+// pkgModAggregate is Salt's pkg.mod_aggregate, which the engine calls
+// (with state_aggregate or the chunk's aggregate argument) before the
+// chunk runs: the packages of the other pkg chunks with the same function
+// and fromrepo that have not run yet (nor been folded already, nor hold a
+// package) are added to this chunk's pkgs (its sources when it installs
+// sources), so one package manager call does them all; those chunks are
+// marked __agg__ and still run later, finding their packages in place.
+// Unlike Salt 3006.0, which replaced the chunk's own package by the
+// others', the chunk's own name (and version) stays first in the list, as
+// later Salt releases do.
+func pkgModAggregate(c *statemod.Call) (*value.Map, error) {
+	low := c.Low
+	fun, _ := low.Get("fun")
+	switch fun {
+	case "installed", "latest", "removed", "purged":
+	default:
+		return low, nil
 	}
-	agg := opt == true
-	if l, ok := opt.(*value.List); ok {
-		agg = contains(listStrings(l), "pkg")
+	pkgType := "pkgs"
+	if low.Has("sources") {
+		pkgType = "sources"
 	}
-	if !agg || c.Env == nil || c.Env.Shared == nil || c.Low.Has("hold") {
-		return wants
-	}
-	fun, _ := c.Low.Get("fun")
-	repo, _ := c.Low.Get("fromrepo")
-	self := statemod.Tag(c.Low)
-	seen := map[string]bool{}
-	for _, w := range wants {
-		seen[w.name] = true
-	}
-	c.Env.Shared.Do(func(m map[string]any) {
-		done, _ := m[pkgAggKey].(map[string]bool)
-		if done == nil {
-			done = map[string]bool{}
-			m[pkgAggKey] = done
+	repo, _ := low.Get("fromrepo")
+	var more []any
+	for _, ch := range c.Chunks {
+		if c.Running != nil && c.Running.Has(statemod.Tag(ch)) {
+			continue
 		}
-		if done[self] {
-			return // folded into an earlier chunk (Salt's __agg__)
+		st, _ := ch.Get("state")
+		f, _ := ch.Get("fun")
+		r, _ := ch.Get("fromrepo")
+		if st != "pkg" || ch.Has("__agg__") || f != fun || !value.Equal(r, repo) {
+			continue
 		}
-		done[self] = true
-		for _, ch := range c.Chunks {
-			tag := statemod.Tag(ch)
-			if done[tag] || (c.Running != nil && c.Running.Has(tag)) {
-				continue
-			}
-			st, _ := ch.Get("state")
-			f, _ := ch.Get("fun")
-			r, _ := ch.Get("fromrepo")
-			if st != "pkg" || f != fun || !value.Equal(r, repo) || ch.Has("hold") || ch.Has("sources") {
-				continue
-			}
-			var more []pkgWant
-			if p, ok := ch.Get("pkgs"); ok {
-				more, _ = repackPkgs(p)
-			} else if n, ok := ch.Get("name"); ok {
-				w := pkgWant{name: value.Str(n)}
-				if v, ok := ch.Get("version"); ok && v != nil {
-					w.version = value.Str(v)
+		if ch.Has("sources") {
+			if pkgType == "sources" {
+				if l, ok := ch.Get("sources"); ok {
+					if ll, ok := l.(*value.List); ok {
+						more = append(more, ll.Items...)
+					}
 				}
-				more = []pkgWant{w}
+				ch.Set("__agg__", true)
 			}
-			for _, w := range more {
-				if !seen[w.name] {
-					seen[w.name] = true
-					wants = append(wants, w)
-				}
-			}
-			done[tag] = true
+			continue
 		}
-	})
-	return wants
+		if pkgType != "pkgs" || ch.Has("hold") {
+			continue
+		}
+		if p, ok := ch.Get("pkgs"); ok {
+			if pl, ok := p.(*value.List); ok {
+				more = append(more, pl.Items...)
+			}
+			ch.Set("__agg__", true)
+		} else if n, ok := ch.Get("name"); ok {
+			if v, _ := ch.Delete("version"); v != nil {
+				more = append(more, value.MapOf(n, v))
+			} else {
+				more = append(more, n)
+			}
+			ch.Set("__agg__", true)
+		}
+	}
+	if len(more) == 0 {
+		return low, nil
+	}
+	list := value.NewList()
+	if cur, ok := low.Get(pkgType); ok {
+		if l, ok := cur.(*value.List); ok {
+			list.Items = append(list.Items, l.Items...)
+		}
+	} else if n, ok := low.Get("name"); ok && pkgType == "pkgs" {
+		if v, _ := low.Get("version"); v != nil {
+			list.Append(value.MapOf(n, v))
+		} else {
+			list.Append(n)
+		}
+	}
+	list.Items = append(list.Items, more...)
+	low.Set(pkgType, list)
+	return low, nil
 }
 
 func pkgWantsList(wants []pkgWant) *value.List {
@@ -419,6 +433,9 @@ func passKwargs(c *statemod.Call, skip ...string) *value.Map {
 				return true
 			}
 		}
+		if ks == "__agg__" {
+			return true // the engine's aggregation mark
+		}
 		out.Set(k, v)
 		return true
 	})
@@ -450,7 +467,6 @@ func pkgInstalled(c *statemod.Call) (*value.Map, error) {
 		}
 		wants = []pkgWant{w}
 	}
-	wants = aggregatePkgs(c, wants)
 	refresh := checkRefresh(c, c.Get("refresh"))
 	ignoreEpoch := c.Bool("ignore_epoch")
 	reinstall := c.Bool("reinstall")
@@ -944,9 +960,6 @@ func pkgLatest(c *statemod.Call) (*value.Map, error) {
 	for i, d := range desired {
 		ws[i] = pkgWant{name: d}
 	}
-	for _, w := range aggregatePkgs(c, ws)[len(ws):] {
-		desired = append(desired, w.name)
-	}
 	refresh := checkRefresh(c, c.Get("refresh"))
 	args := make([]any, len(desired))
 	for i, d := range desired {
@@ -1106,7 +1119,6 @@ func pkgUninstall(c *statemod.Call, action string) (*value.Map, error) {
 			wants = append(wants, pkgWant{name: n, version: c.Str("version")})
 		}
 	}
-	wants = aggregatePkgs(c, wants)
 	cur, err := curPkgs(c)
 	if err != nil {
 		return statemod.Ret(name, false, err.Error()), nil

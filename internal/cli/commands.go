@@ -131,6 +131,36 @@ func init() {
 			run:   Run, args: "functions",
 		},
 		{
+			name: "cp", usage: "[options] TARGET SOURCE... DEST",
+			summary: "copy files from here to the minions a target selects, as salt-cp does",
+			about: "brine cp sends local files to the minions TARGET selects (glob by default): in the job itself " +
+				"(cp.recv, files only), or with --chunked in chunks of salt_cp_chunk_size bytes, gzip-compressed unless " +
+				"-n, one job per chunk (cp.recv_chunked), which also copies directories recursively, empty ones " +
+				"included, and keeps each file's mode. It prints, per minion, each destination path and whether it was written.",
+			examples: [][2]string{
+				{"brine cp -c /etc/brine/master 'web*' motd /etc/motd", "one file to the web minions"},
+				{"brine cp -C -L web1,web2 conf.d /etc/app/", "a directory, chunked, to two minions"},
+			},
+			flags: func() *pflag.FlagSet { return cpFlagSet(new(cpFlags)) },
+			run:   Cp,
+		},
+		{
+			name: "ssh", usage: "[options] TARGET FUNCTION [ARG ...] [KEY=VALUE ...]",
+			summary: "run a function on roster hosts over SSH, without minions, as salt-ssh does",
+			about: "brine ssh reads the master config and the roster (roster_file, else CONFIG_DIR/roster), logs in " +
+				"to the hosts TARGET selects, sends them this brine binary once (cached under thin_dir by content hash), " +
+				"collects their grains, compiles their pillar here, runs brine call --local there with the file roots " +
+				"the run needs and prints each host's return as salt-ssh does. A host that fails is reported; the " +
+				"others go on. With -r the arguments are a shell command.",
+			examples: [][2]string{
+				{"brine ssh -c /etc/salt '*' state.apply test=True", "a dry run on every roster host"},
+				{"brine ssh -L web1,web2 pillar.items --out json", "two hosts' pillar as compiled here"},
+				{"brine ssh -i -r 'web*' 'uptime'", "a raw shell command, accepting new host keys"},
+			},
+			flags: func() *pflag.FlagSet { return sshFlagSet(new(sshFlags)) },
+			run:   SSH, args: "functions",
+		},
+		{
 			name: "jobs", usage: "[options] list | lookup JID",
 			summary: "list jobs and look up their returns, as salt-run jobs.* does",
 			verbs: [][2]string{

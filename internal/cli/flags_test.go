@@ -14,7 +14,7 @@ func TestUnknownOptions(t *testing.T) {
 		args []string
 		err  string
 	}{
-		{[]string{"run", "--return", "syslog", "*", "test.ping"}, "Error: unknown flag: --return"},
+		{[]string{"run", "--returner", "syslog", "*", "test.ping"}, "Error: unknown flag: --returner"},
 		{[]string{"run", "--timout", "3", "*", "test.ping"}, "Error: unknown flag: --timout"},
 		{[]string{"run", "-t", "soon", "*", "test.ping"}, `Error: invalid argument "soon" for "-t, --timeout" flag`},
 		{[]string{"run", "--gather-job-timeout"}, "Error: flag needs an argument: --gather-job-timeout"},

@@ -105,6 +105,11 @@ func Master(args []string, stdout, stderr io.Writer) int {
 		return exitGeneric
 	}
 	slog.Info(fmt.Sprintf("brine master listening on %s", m.URL()))
+	if stopAPI, err := startAPI(cfg); err != nil {
+		slog.Error(err.Error())
+	} else if stopAPI != nil {
+		defer stopAPI()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	<-ctx.Done()

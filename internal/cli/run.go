@@ -35,6 +35,9 @@ type runFlags struct {
 	noColor          bool
 	force            bool
 	static           bool
+	// Returners the minions run after the job (Salt's --return,
+	// --return_config, --return_kwargs).
+	ret, retConfig, retKwargs string
 }
 
 // runFlagSet defines brine run's flags on f.
@@ -57,6 +60,9 @@ func runFlagSet(f *runFlags) *pflag.FlagSet {
 	fs.BoolVar(&f.noColor, "no-color", false, "disable coloured output")
 	fs.BoolVar(&f.force, "force-color", false, "force coloured output")
 	fs.BoolVar(&f.static, "static", false, "wait for every return and print them together (default: each as it arrives)")
+	fs.StringVar(&f.ret, "return", "", "returners (comma-separated) the minions also send the return to: local_cache, syslog, rawfile_json, pgjsonb")
+	fs.StringVar(&f.retConfig, "return_config", "", "read the returners' options under this alternative name (ALT.<returner>.<key>)")
+	fs.StringVar(&f.retKwargs, "return_kwargs", "", "returner options overriding the configured ones, as YAML or JSON: '{\"db\": \"salt2\"}'")
 	return fs
 }
 
@@ -104,6 +110,10 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		Tgt: rest[0], TgtType: tgtType, Fun: rest[1],
 		Arg: proto.ValueJSON{V: value.NewList(pargs...)}, Kwarg: proto.ValueJSON{V: kwargs},
 		User: os.Getenv("USER"), Timeout: float64(f.timeout),
+	}
+	if req.ReturnSpec, err = returnSpec(&f); err != nil {
+		fmt.Fprintln(stderr, "Error:", err)
+		return exitUsage
 	}
 	// One interrupt context for the whole run: Ctrl-C stops the waiting
 	// and, with batches, the batches not yet published.
@@ -347,4 +357,22 @@ func batchSize(s string, n int) (int, error) {
 		size = 1
 	}
 	return size, nil
+}
+
+// returnSpec reads --return, --return_config and --return_kwargs (a YAML
+// mapping, as salt's yamlify_arg reads it).
+func returnSpec(f *runFlags) (proto.ReturnSpec, error) {
+	spec := proto.ReturnSpec{Ret: f.ret, RetConfig: f.retConfig}
+	if f.retKwargs != "" {
+		v, err := yamlload.Load([]byte(f.retKwargs), "--return_kwargs")
+		if err != nil {
+			return spec, fmt.Errorf("--return_kwargs: %w", err)
+		}
+		m, ok := v.(*value.Map)
+		if !ok {
+			return spec, fmt.Errorf("--return_kwargs must be a mapping, not %q", f.retKwargs)
+		}
+		spec.RetKwargs = &proto.ValueJSON{V: m}
+	}
+	return spec, nil
 }

@@ -37,6 +37,15 @@ func MasterDefaults() *value.Map {
 		// jobs it missed.
 		{"job_catchup_window", int64(600)},
 		{"jetstream_dir", ""},
+		// Returners and file copy (Salt's names and master defaults).
+		{"event_return", ""},
+		{"event_return_queue", int64(0)},
+		{"event_return_queue_max_seconds", int64(0)},
+		{"event_return_whitelist", value.NewList()},
+		{"event_return_blacklist", value.NewList()},
+		{"file_recv_max_size", int64(100)},
+		{"file_buffer_size", int64(1048576)},
+		{"salt_cp_chunk_size", int64(98304)},
 		// The event bus and the reactor (Salt's names and defaults).
 		{"reactor", value.NewList()},
 		{"reactor_worker_threads", int64(10)},
@@ -49,6 +58,7 @@ func MasterDefaults() *value.Map {
 	} {
 		opts.Set(kv[0], kv[1])
 	}
+	netapiDefaults(opts)
 	return opts
 }
 

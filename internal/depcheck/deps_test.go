@@ -25,12 +25,15 @@ var layer = map[string]int{
 	"statemod": 5, "top": 5,
 	"pyext":     6, // Python extensions: registered into the execmod, statemod and render registries
 	"fileops":   6, // the file operations the file execution functions and states share
+	"schedule":  6, // the minion scheduler: evaluation and the store the daemon and schedule.* share
 	"renderers": 7, "modules": 7, "states": 7, "outputters": 7,
 	"pillar": 8, "compile": 8, "engine": 8,
 	"highstate": 9,
-	"fleet":     10, "builtin": 10, "check": 10, "graph": 10,
-	"cli": 11,
-	"e2e": 12, // tests only: they build and run cmd/brine
+	"builtin":   10, "check": 10, "graph": 10,
+	"fleet": 11, // the web console (fleet/web) draws the requisite graph of internal/graph
+	"ssh":   10, // agentless (brine ssh): roster, transport, the run on targets
+	"cli":   12,
+	"e2e":   13, // tests only: they build and run cmd/brine
 }
 
 // plugins are imported only by builtin (which the binary blank-imports).

@@ -83,7 +83,7 @@ func (m *Master) Publish(req proto.PublishRequest) (proto.PublishReply, error) {
 	job := proto.Job{
 		JID: proto.NewJID(now), Fun: req.Fun, Arg: req.Arg, Kwarg: req.Kwarg,
 		Tgt: req.Tgt, TgtType: req.TgtType, Minions: minions, User: req.User,
-		TS: now.UnixNano(), Timeout: req.Timeout,
+		TS: now.UnixNano(), Timeout: req.Timeout, ReturnSpec: req.ReturnSpec,
 	}
 	if job.Arg.V == nil {
 		job.Arg.V = value.NewList()

@@ -35,6 +35,10 @@ func (m *Master) handlers() map[string]handler {
 		proto.ReqFile:    m.handleFile,
 		proto.ReqCatchup: m.handleCatchup,
 		proto.ReqReturn:  m.handleReturn,
+
+		proto.ReqMine:        m.handleMine,        // mine.go
+		proto.ReqSchedReturn: m.handleSchedReturn, // schedret.go
+		proto.ReqPush:        m.handlePush,        // cp.go
 	}
 }
 
@@ -42,6 +46,9 @@ func (m *Master) handlers() map[string]handler {
 // administrative requests.
 func (m *Master) subscribe() error {
 	if err := m.subscribeKeyRequests(); err != nil {
+		return err
+	}
+	if err := m.startEventReturn(); err != nil { // returners.go
 		return err
 	}
 	// Returns wait on JetStream, not on the CPU: they get a pool of their

@@ -238,6 +238,7 @@ func (m *Minion) serve(ctx context.Context, sess *Session, closed chan struct{},
 	m.catchup(sess)
 	m.log.Info("minion ready")
 	ready()
+	m.startSchedule(ctx, sess) // schedule.go
 	select {
 	case <-ctx.Done():
 		_ = sub.Unsubscribe()
@@ -339,6 +340,7 @@ func (m *Minion) handle(sess *Session, data []byte) {
 		}
 		removeProc(m.cachedir(), job.JID) // before the master hears of the end
 		m.finish(sess.Conn, ret)
+		m.runReturners(sess, job, ret) // returners.go
 		if m.o.CollectGrains != nil && refreshesGrains(job) {
 			m.reloadGrains(sess)
 		}

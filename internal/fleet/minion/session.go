@@ -212,6 +212,8 @@ func (s *Session) Attach(ctx *execmod.Context, syncFiles, freshPillar bool) erro
 	ctx.Files = &execmod.CachedFiles{Src: fileserver.New(mapOpt(ctx.Opts, "file_roots")), Cachedir: optString(ctx.Opts, "cachedir")}
 	ctx.SetService("pillar", remotePillar{s: s, local: pillar.Service{Renderers: pillar.Renderers{Salt: ctx.Callable, Services: map[string]any{"execmod": ctx}}}})
 	ctx.SetService("event", eventService{s: s})
+	ctx.SetService(cpPushService, pushService{s: s})
+	ctx.SetService("mine", mineService{s: s}) // mine.go
 	if freshPillar {
 		p, err := s.Pillar(ctx.Saltenv, ctx.Pillarenv, nil)
 		if err != nil {

@@ -64,6 +64,7 @@ type (
 		Timeout float64   `json:"timeout,omitempty"`
 		// ResolveOnly returns the minions without publishing.
 		ResolveOnly bool `json:"resolve_only,omitempty"`
+		ReturnSpec
 	}
 	// PublishReply is the job id and the minions it went to.
 	PublishReply struct {

@@ -117,6 +117,7 @@ type Job struct {
 	User    string    `json:"user,omitempty"`
 	TS      int64     `json:"ts"`
 	Timeout float64   `json:"timeout,omitempty"`
+	ReturnSpec
 }
 
 // Return is a minion's result for one job.

@@ -302,6 +302,9 @@ func Call(args []string, stdout, stderr io.Writer) int {
 	cargs, ckwargs := yamlload.ParseInput(rest[1:], nil)
 	jid := addPubData(ckwargs, fun)
 	defer writeCallProc(cfg, fun, jid, stderr)()
+	// what ran before the function (the pillar's rendering) used a loader
+	// of its own in Salt: its retcode is not the function's
+	ctx.SetRetcode(0)
 	ret, err := fn(ctx, cargs, ckwargs)
 	if err != nil {
 		var inv *execmod.InvocationError

@@ -142,6 +142,10 @@ func (r *Run) renderData(data []byte, path, source, saltenv, sls string) (any, e
 	if renderOverride != nil {
 		return renderOverride(data, path, source, saltenv, sls)
 	}
+	// Salt renders with the state's own loader, whose __context__ is not
+	// the one salt-call reads the retcode from: a failed cmd.run in a
+	// template does not change the run's exit code
+	defer r.Ctx.SetRetcode(r.Ctx.Retcode())
 	rc := r.Ctx.RenderContext(saltenv)
 	cachedir := optString(r.Opts, "cachedir", "")
 	if rc.Loader == nil {

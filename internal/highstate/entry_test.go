@@ -1,6 +1,7 @@
 package highstate
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -400,5 +401,58 @@ func TestPauses(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Join(optString(ctx.Opts, "cachedir", ""), "state_pause"))
 	if len(entries) != 0 {
 		t.Errorf("pause files left: %v", entries)
+	}
+}
+
+// overridePillar records the command-line pillar a compile got and
+// decrypts "cipher-map" and "cipher-text" as a gpg renderer would.
+type overridePillar struct{ got *value.Map }
+
+func (f *overridePillar) Compile(opts, grains *value.Map, minionID, saltenv, pillarenv string, override, previous *value.Map) (*value.Map, error) {
+	f.got = override
+	if override == nil {
+		return value.NewMap(0), nil
+	}
+	return override, nil
+}
+
+func (f *overridePillar) Decrypt(opts *value.Map, data any, renderer string, translateNewlines bool) (any, error) {
+	if renderer != "gpg" || !translateNewlines {
+		return nil, fmt.Errorf("'%s' is not a valid decryption renderer. Valid choices are: gpg", renderer)
+	}
+	switch data {
+	case "cipher-map":
+		return value.MapOf("secret", "plain"), nil
+	case "cipher-text":
+		return "secret: from yaml", nil
+	}
+	return data, nil
+}
+
+// TestPillarEncOverride: state.* with pillar= and pillar_enc= decrypt the
+// command-line pillar (a decrypted string is read as YAML) before the
+// pillar is compiled with it; an undecryptable one is dropped.
+func TestPillarEncOverride(t *testing.T) {
+	for _, tc := range []struct {
+		pillar, enc string
+		want        string
+	}{
+		{"cipher-map", "gpg", `{'secret': 'plain'}`},
+		{"cipher-text", "gpg", `{'secret': 'from yaml'}`},
+		{"cipher-map", "yaml", `None`},
+	} {
+		ctx := entryContext(t)
+		svc := &overridePillar{}
+		ctx.SetService("pillar", svc)
+		if _, err := ctx.Call("state.show_sls", []any{"c"}, kw("pillar", tc.pillar, "pillar_enc", tc.enc)); err != nil {
+			t.Fatalf("%s/%s: %v", tc.pillar, tc.enc, err)
+		}
+		got := "None"
+		if svc.got != nil {
+			got = value.Repr(svc.got)
+		}
+		if got != tc.want {
+			t.Errorf("%s with pillar_enc=%s: the compile got %s, want %s", tc.pillar, tc.enc, got, tc.want)
+		}
 	}
 }

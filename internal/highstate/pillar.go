@@ -8,6 +8,7 @@ import (
 
 	"brine/internal/execmod"
 	"brine/internal/value"
+	"brine/internal/yamlload"
 )
 
 // pillarCompiler is the run's pillar service (the pillar package's
@@ -36,7 +37,7 @@ func statePillar(ctx *execmod.Context, kwargs *value.Map) (func(), error) {
 		return noop, err
 	}
 	override, hasOverride := kwargs.Get("pillar")
-	_, hasEnc := kwargs.Get("pillar_enc")
+	enc, hasEnc := kwargs.Get("pillar_enc")
 	var om *value.Map
 	if hasOverride && override != nil {
 		m, ok := override.(*value.Map)
@@ -44,6 +45,9 @@ func statePillar(ctx *execmod.Context, kwargs *value.Map) (func(), error) {
 			return noop, errPillarNotDict
 		}
 		om = m
+		if hasEnc && value.Truthy(enc) {
+			om = decryptOverride(ctx, override, value.Str(enc))
+		}
 	}
 	// get_sls_opts: pillarenv from the call (or the saltenv with
 	// pillarenv_from_saltenv).
@@ -91,6 +95,35 @@ func statePillar(ctx *execmod.Context, kwargs *value.Map) (func(), error) {
 	old := ctx.Pillar
 	ctx.Pillar = fresh
 	return func() { ctx.Pillar = old }, nil
+}
+
+// pillarDecrypter decrypts a command-line pillar (the pillar service).
+type pillarDecrypter interface {
+	Decrypt(opts *value.Map, data any, renderer string, translateNewlines bool) (any, error)
+}
+
+// decryptOverride is salt.state.State's handling of pillar= with
+// pillar_enc=: the data decrypted with that renderer (newlines
+// translated), a decrypted string read as YAML; a failure is only logged
+// and the override dropped, as Salt does.
+func decryptOverride(ctx *execmod.Context, override any, enc string) *value.Map {
+	svc, ok := ctx.Service("pillar").(pillarDecrypter)
+	if !ok {
+		return nil
+	}
+	dec, err := svc.Decrypt(ctx.Opts, override, enc, true)
+	if err != nil {
+		slog.Error(fmt.Sprintf("Failed to decrypt pillar override: %s", err))
+		return nil
+	}
+	if s, ok := dec.(string); ok {
+		if dec, err = yamlload.SafeLoad([]byte(s), ""); err != nil {
+			slog.Error(fmt.Sprintf("Failed to decrypt pillar override: %s", err))
+			return nil
+		}
+	}
+	m, _ := dec.(*value.Map)
+	return m
 }
 
 func strOrNil(v any) any {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"brine/internal/execmod"
+	"brine/internal/pyops"
 	"brine/internal/schedule"
 	"brine/internal/value"
 	"brine/internal/yamlload"
@@ -934,6 +935,6 @@ func scheduleShowNextFireTime(ctx *execmod.Context, args []any, kwargs *value.Ma
 		ret.Set("next_fire_time", nil)
 		return ret, nil
 	}
-	ret.Set("next_fire_time", schedule.Strftime(js.NextFireTime.In(time.Local), "%Y-%m-%dT%H:%M:%S"))
+	ret.Set("next_fire_time", pyops.Strftime(js.NextFireTime.In(time.Local), "%Y-%m-%dT%H:%M:%S"))
 	return ret, nil
 }

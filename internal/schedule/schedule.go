@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"time"
 
+	"brine/internal/pyops"
 	"brine/internal/value"
 )
 
@@ -127,7 +128,7 @@ func (e *Engine) Status(name string) *value.Map {
 	}
 	ts := func(k string, t time.Time) {
 		if !t.IsZero() {
-			out.Set(k, Strftime(t, "%Y-%m-%dT%H:%M:%S"))
+			out.Set(k, pyops.Strftime(t, "%Y-%m-%dT%H:%M:%S"))
 		}
 	}
 	ts("_next_fire_time", st.nextFire)

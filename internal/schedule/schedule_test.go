@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"brine/internal/pyops"
 	"brine/internal/value"
 )
 
@@ -425,10 +426,10 @@ func TestStrptimeStrftime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := Strftime(tm, "%Y-%m-%dT%H:%M:%S"); got != "2017-11-29T16:05:09" {
+	if got := pyops.Strftime(tm, "%Y-%m-%dT%H:%M:%S"); got != "2017-11-29T16:05:09" {
 		t.Errorf("round trip %q", got)
 	}
-	if got := Strftime(tm, "%d %b %Y %I:%M %p %%"); got != "29 Nov 2017 04:05 PM %" {
+	if got := pyops.Strftime(tm, "%d %b %Y %I:%M %p %%"); got != "29 Nov 2017 04:05 PM %" {
 		t.Errorf("strftime %q", got)
 	}
 	if _, err := Strptime("x", "%Q", time.Local); err == nil {

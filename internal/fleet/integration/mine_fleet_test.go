@@ -124,6 +124,16 @@ func TestMineAcrossMinions(t *testing.T) {
 		}
 	})
 
+	t.Run("the mine.get runner reads it as the master's minion", func(t *testing.T) {
+		got, rc := c.runner("mine.get", "*", "ident,role")
+		if want := `{"ident":{"web1":"web1-ident"},"role":{"web1":"frontend"}}`; rc != 0 || asJSONString(got) != want {
+			t.Errorf("mine.get runner: rc %d %s, want %s", rc, asJSONString(got), want)
+		}
+		if got, _ := c.runner("mine.get", "db*", "ident"); asJSONString(got) != `{}` {
+			t.Errorf("mine.get runner for db*: %s", asJSONString(got))
+		}
+	})
+
 	t.Run("valid lists the configured functions", func(t *testing.T) {
 		got := asJSONString(c.callJSON("web1", "mine.valid"))
 		if want := `{"ident":{"test.echo":[{"text":"web1-ident"}]},"role":{"test.echo":["frontend"]}}`; got != want {

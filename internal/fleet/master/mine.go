@@ -314,3 +314,19 @@ func (m *Master) mineGetAllowed(requester string, functions []string) []string {
 	}
 	return out
 }
+
+// adminMine serves the mine.get runner: MineGet for the requester the
+// runner names (the master's own minion).
+func (m *Master) adminMine(body json.RawMessage) (any, error) {
+	var req proto.MineAdminRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := m.MineGet(ctx, req.Requester, req.Tgt, req.Fun.V, req.TgtType)
+	if err != nil {
+		return nil, err
+	}
+	return proto.MineReply{Result: proto.ValueJSON{V: res}}, nil
+}

@@ -115,6 +115,7 @@ func (m *Master) subscribe() error {
 		proto.AdminKeys:    func(json.RawMessage) (any, error) { return nil, m.ReloadKeys() },
 
 		proto.AdminPresence: m.adminPresence, // presence.go
+		proto.AdminMine:     m.adminMine,     // mine.go
 	}
 	for kind, h := range admin {
 		if _, err := m.nc.Subscribe(proto.AdminSubject(kind), func(msg *nats.Msg) {

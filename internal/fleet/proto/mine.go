@@ -63,3 +63,17 @@ type SchedReturn struct {
 type SchedReturnReply struct {
 	JID string `json:"jid"`
 }
+
+// AdminMine asks the master for mine data as its own minion would (the
+// mine.get runner): a MineAdminRequest, answered with a MineReply.
+const AdminMine = "mine"
+
+// MineAdminRequest is a mine.get from an administrative client: Requester
+// is the id the master's mine_get and allow_tgt rules are checked for
+// (the runner passes the master's own minion id, as Salt's runner does).
+type MineAdminRequest struct {
+	Requester string    `json:"requester"`
+	Fun       ValueJSON `json:"fun"`
+	Tgt       string    `json:"tgt"`
+	TgtType   string    `json:"tgt_type,omitempty"`
+}

@@ -38,6 +38,10 @@ type journal struct {
 	lines int              // lines in the file, for compaction
 	taken map[string]bool  // jid -> done
 	now   func() time.Time // for tests
+	// unfinished are the jobs the previous run took and did not finish,
+	// as read when the journal was opened: a job this run takes before
+	// Minion.recover looks is not among them.
+	unfinished []string
 }
 
 // openJournal reads (and compacts) the journal under cachedir.
@@ -79,6 +83,12 @@ func openJournal(cachedir string, window time.Duration) (*journal, error) {
 	if err := j.rewrite(); err != nil {
 		return nil, err
 	}
+	for jid, done := range j.taken {
+		if !done {
+			j.unfinished = append(j.unfinished, jid)
+		}
+	}
+	sort.Strings(j.unfinished)
 	return j, nil
 }
 
@@ -163,8 +173,9 @@ func (j *journal) take(jid string) (bool, error) {
 	return true, j.appendLine(jid, "taken")
 }
 
-// interrupted returns the jobs taken, not done and without a pending
-// return: those a previous run of the minion did not finish.
+// interrupted returns the jobs a previous run of the minion took and did
+// not finish: taken when the journal was opened, still not done and
+// without a pending return. Jobs this run took are never among them.
 func (j *journal) interrupted() []string {
 	pending := map[string]bool{}
 	for _, jid := range j.pendingJIDs() {
@@ -173,12 +184,11 @@ func (j *journal) interrupted() []string {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	var out []string
-	for jid, done := range j.taken {
-		if !done && !pending[jid] {
+	for _, jid := range j.unfinished {
+		if done, ok := j.taken[jid]; ok && !done && !pending[jid] {
 			out = append(out, jid)
 		}
 	}
-	sort.Strings(out)
 	return out
 }
 

@@ -50,7 +50,8 @@ func TestJournal(t *testing.T) {
 	if _, kept := j.taken[old]; kept {
 		t.Errorf("an entry older than twice the window was kept")
 	}
-	if got := j.interrupted(); !reflect.DeepEqual(got, []string{b, d}) {
+	// d was taken by this run: only b was left unfinished by the last one
+	if got := j.interrupted(); !reflect.DeepEqual(got, []string{b}) {
 		t.Errorf("interrupted = %v", got)
 	}
 	if got := j.pendingJIDs(); !reflect.DeepEqual(got, []string{c}) {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"brine/internal/execmod"
+	"brine/internal/fileops"
 	"brine/internal/system"
 	"brine/internal/value"
 )
@@ -682,25 +683,21 @@ func cmdScript(ctx *execmod.Context, args []any, kwargs *value.Map, retcodeOnly 
 		}
 		return value.MapOf("pid", int64(0), "retcode", int64(1), "stdout", "", "stderr", "", "cache_error", true)
 	}
+	var data []byte
 	if value.Truthy(v["template"]) {
-		if _, ok := ctx.Lookup("cp.get_template_str"); !ok {
+		// Salt renders the script with cp.get_template, passing the
+		// call's other keyword arguments (context, defaults, pillar...)
+		// to the template
+		out, err := renderScript(ctx, source, saltenv, v["template"], rest)
+		if err != nil {
 			return cacheError(), nil
 		}
-	}
-	data, ok := fetchSource(ctx, source, saltenv)
-	if !ok {
-		return cacheError(), nil
-	}
-	if value.Truthy(v["template"]) {
-		kw := value.MapOf("template", v["template"], "saltenv", saltenv)
-		if c, ok := rest.Get("context"); ok {
-			kw.Set("context", c)
-		}
-		out, err := ctx.Call("cp.get_template_str", []any{source}, kw)
-		if err != nil || out == nil || out == false {
+		data = out
+	} else {
+		var ok bool
+		if data, ok = fetchSource(ctx, source, saltenv); !ok {
 			return cacheError(), nil
 		}
-		data = []byte(execmod.String(out))
 	}
 	dir := execmod.String(v["cwd"])
 	ext := filepath.Ext(strings.SplitN(source, "?", 2)[0])
@@ -774,4 +771,157 @@ func init() {
 	execmod.Register("cmd.script_retcode", func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 		return cmdScript(ctx, args, kwargs, true)
 	}, "Run cmd.script and return only the return code.")
+}
+
+func init() {
+	execmod.Register("cmd.shells", cmdShells, "Return the valid login shells listed in /etc/shells.")
+	execmod.Register("cmd.which_bin", cmdWhichBin, "Return the path of the first of cmds found on the PATH, or None.")
+	execmod.Register("cmd.exec_code", cmdExecCode(false), "Run code with the interpreter lang (python3, perl, ...); its standard output.")
+	execmod.Register("cmd.exec_code_all", cmdExecCode(true), "Run code with the interpreter lang; cmd.run_all's result.")
+	execmod.Register("cmd.tty", cmdTTY, "Echo a message to a terminal device (tty1, pts/3 as pts3).")
+}
+
+func cmdShells(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	if _, _, err := execmod.Bind("shells", args, kwargs); err != nil {
+		return nil, err
+	}
+	out := value.NewList()
+	data, err := os.ReadFile("/etc/shells")
+	if err != nil {
+		return out, nil
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			out.Append(line)
+		}
+	}
+	return out, nil
+}
+
+func cmdWhichBin(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("which_bin", args, kwargs, execmod.Req("cmds"))
+	if err != nil {
+		return nil, err
+	}
+	var cmds []string
+	switch c := v[0].(type) {
+	case *value.List:
+		for _, x := range c.Items {
+			cmds = append(cmds, value.Str(x))
+		}
+	case string:
+		// Salt iterates what it is given: a string, character by character.
+		for _, r := range c {
+			cmds = append(cmds, string(r))
+		}
+	}
+	for _, c := range cmds {
+		if p, err := exec.LookPath(c); err == nil {
+			return p, nil
+		}
+	}
+	return nil, nil
+}
+
+func cmdExecCode(all bool) execmod.Func {
+	fun := "exec_code"
+	if all {
+		fun = "exec_code_all"
+	}
+	return func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+		v, rest, err := execmod.Bind(fun, args, kwargs, execmod.Req("lang"), execmod.Req("code"), execmod.Opt("cwd", nil), execmod.Opt("args", nil))
+		if err != nil {
+			return nil, err
+		}
+		f, err := os.CreateTemp("", "")
+		if err != nil {
+			return nil, execmod.Errorf("%s", err)
+		}
+		defer os.Remove(f.Name())
+		_, werr := f.WriteString(value.Str(v[1]))
+		if cerr := f.Close(); werr != nil || cerr != nil {
+			return nil, execmod.Errorf("writing %s failed", f.Name())
+		}
+		if ru, ok := rest.GetString("runas"); ok && ru != nil {
+			if uid, ok := fileops.ResolveUID(ru); ok {
+				os.Chown(f.Name(), uid, -1)
+			}
+		}
+		argv := value.NewList(v[0], f.Name())
+		switch a := v[3].(type) {
+		case string:
+			argv.Append(a)
+		case *value.List:
+			argv.Items = append(argv.Items, a.Items...)
+		}
+		kw := value.MapOf("cwd", v[2], "python_shell", false)
+		rest.Range(func(k, x any) bool {
+			kw.Set(k, x)
+			return true
+		})
+		res, err := ctx.Call("cmd.run_all", []any{argv}, kw)
+		if err != nil || all {
+			return res, err
+		}
+		m, _ := res.(*value.Map)
+		return cmdGet(m, "stdout"), nil
+	}
+}
+
+func cmdTTY(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("tty", args, kwargs, execmod.Req("device"), execmod.Opt("echo", ""))
+	if err != nil {
+		return nil, err
+	}
+	dev := value.Str(v[0])
+	var tty string
+	switch {
+	case strings.HasPrefix(dev, "tty"):
+		tty = "/dev/" + dev
+	case strings.HasPrefix(dev, "pts"):
+		tty = "/dev/" + strings.Replace(dev, "pts", "pts/", -1)
+	default:
+		return value.MapOf("Error", "The specified device is not a valid TTY"), nil
+	}
+	f, err := os.OpenFile(tty, os.O_WRONLY|os.O_TRUNC|os.O_CREATE, 0o666)
+	if err == nil {
+		_, err = f.WriteString(value.Str(v[1]))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return value.MapOf("Error", "Echoing to "+tty+" returned error"), nil
+	}
+	return value.MapOf("Success", "Message was successfully echoed to "+tty), nil
+}
+
+// renderScript is cmd.script's template step: cp.get_template of source
+// into a temporary file, whose text it returns (an error when the source
+// is missing or does not render).
+func renderScript(ctx *execmod.Context, source, saltenv string, template any, rest *value.Map) ([]byte, error) {
+	f, err := os.CreateTemp("", "__salt.tmp.*")
+	if err != nil {
+		return nil, err
+	}
+	dest := f.Name()
+	_ = f.Close()
+	defer os.Remove(dest)
+	kw := value.NewMap(rest.Len() + 2)
+	rest.Range(func(k, val any) bool {
+		if s, ok := k.(string); !ok || !strings.HasPrefix(s, "__pub_") {
+			kw.Set(k, val)
+		}
+		return true
+	})
+	kw.Set("template", template)
+	kw.Set("saltenv", saltenv)
+	out, err := ctx.Call("cp.get_template", []any{source, dest}, kw)
+	if err != nil {
+		return nil, err
+	}
+	if !value.Truthy(out) {
+		return nil, fmt.Errorf("%s could not be rendered", source)
+	}
+	return os.ReadFile(dest)
 }

@@ -110,3 +110,32 @@ func TestShlexSplit(t *testing.T) {
 		t.Error("unclosed quote accepted")
 	}
 }
+
+func TestCmdMore(t *testing.T) {
+	ctx := testContext()
+	for _, tc := range []struct {
+		fun  string
+		args []any
+		kw   []any
+		want string // repr, or a prefix ending in "*"
+	}{
+		{"cmd.exec_code", []any{"sh", "echo hi $1"}, []any{"args", "there"}, "'hi there'"},
+		{"cmd.exec_code", []any{"python3", "import sys; print(sys.argv[1:])"}, []any{"args", value.NewList("a", "b")}, "\"['a', 'b']\""},
+		{"cmd.exec_code_all", []any{"sh", "echo out; echo err >&2; exit 3"}, nil, "{'pid': *"},
+		{"cmd.which_bin", []any{value.NewList("brine-no-cmd", "sh")}, nil, "'/*"},
+		{"cmd.which_bin", []any{value.NewList("brine-no-cmd")}, nil, "None"},
+		{"cmd.tty", []any{"console0"}, nil, "{'Error': 'The specified device is not a valid TTY'}"},
+	} {
+		got := value.Repr(call(t, ctx, tc.fun, tc.args, tc.kw...))
+		if p, ok := strings.CutSuffix(tc.want, "*"); !(got == tc.want || ok && strings.HasPrefix(got, p)) {
+			t.Errorf("%s%v%v = %s, want %s", tc.fun, tc.args, tc.kw, got, tc.want)
+		}
+	}
+	all := call(t, ctx, "cmd.exec_code_all", []any{"sh", "echo out; echo err >&2; exit 3"}).(*value.Map)
+	if rc, _ := all.GetString("retcode"); !value.Equal(rc, int64(3)) {
+		t.Errorf("exec_code_all retcode %v", rc)
+	}
+	if sh := value.Repr(call(t, ctx, "cmd.shells", nil)); !strings.Contains(sh, "'/bin/sh'") {
+		t.Errorf("cmd.shells = %s", sh)
+	}
+}

@@ -1,10 +1,15 @@
 package modules
 
 // config.go is salt/modules/config.py: reading a value from the minion
-// options, grains or pillar.
+// options, grains or pillar, and the helpers around them (backup_mode,
+// manage_mode, valid_fileproto, dot_vals, merge).
 
 import (
+	"net/url"
+	"strings"
+
 	"brine/internal/execmod"
+	"brine/internal/fileops"
 	"brine/internal/match"
 	"brine/internal/value"
 )
@@ -155,4 +160,124 @@ func configOption(ctx *execmod.Context, args []any, kwargs *value.Map) (any, err
 
 func configItems(ctx *execmod.Context, _ []any, _ *value.Map) (any, error) {
 	return ctx.Opts, nil
+}
+
+func init() {
+	execmod.Register("config.backup_mode", configBackupMode, "Return backup, else the backup_mode option.")
+	execmod.Register("config.manage_mode", configManageMode, "Return a file mode normalized the way file states compare modes ('0644').")
+	execmod.Register("config.valid_fileproto", configValidFileproto, "True when the URI's scheme is one the file client fetches (salt, http, https, ftp, swift, s3, file).")
+	execmod.Register("config.dot_vals", configDotVals, "Return the options and master-pillar keys starting with value + '.'.")
+	execmod.Register("config.merge", configMergeValue, "Return value from opts, the master pillar and the pillar, merging dicts and lists found in several.")
+}
+
+func configBackupMode(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("backup_mode", args, kwargs, execmod.Opt("backup", ""))
+	if err != nil {
+		return nil, err
+	}
+	if value.Truthy(v[0]) {
+		return v[0], nil
+	}
+	return ctx.Call("config.option", []any{"backup_mode"}, nil)
+}
+
+func configManageMode(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("manage_mode", args, kwargs, execmod.Req("mode"))
+	if err != nil {
+		return nil, err
+	}
+	return fileops.NormalizeMode(v[0]), nil
+}
+
+func configValidFileproto(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("valid_fileproto", args, kwargs, execmod.Req("uri"))
+	if err != nil {
+		return nil, err
+	}
+	scheme := ""
+	if u, err := url.Parse(value.Str(v[0])); err == nil {
+		scheme = strings.ToLower(u.Scheme)
+	}
+	switch scheme {
+	case "salt", "file", "http", "https", "ftp", "swift", "s3":
+		return true, nil
+	}
+	return false, nil
+}
+
+func configDotVals(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("dot_vals", args, kwargs, execmod.Req("value"))
+	if err != nil {
+		return nil, err
+	}
+	prefix := value.Str(v[0]) + "."
+	ret := value.NewMap(0)
+	for _, m := range []*value.Map{masterPillar(ctx), ctx.Opts} {
+		m.Range(func(k, val any) bool {
+			if ks, ok := k.(string); ok && strings.HasPrefix(ks, prefix) {
+				ret.Set(k, val)
+			}
+			return true
+		})
+	}
+	return ret, nil
+}
+
+func configMergeValue(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("merge", args, kwargs, execmod.Req("value"), execmod.Opt("default", ""), execmod.Opt("omit_opts", false),
+		execmod.Opt("omit_master", false), execmod.Opt("omit_pillar", false))
+	if err != nil {
+		return nil, err
+	}
+	key := v[0]
+	var ret any
+	found := false
+	if !value.Truthy(v[2]) {
+		if r, ok := ctx.Opts.Get(key); ok {
+			if _, isStr := r.(string); isStr {
+				return r, nil
+			}
+			ret, found = r, true
+		}
+	}
+	combine := func(src *value.Map) (any, bool) {
+		tmp, ok := src.Get(key)
+		if !ok {
+			return nil, false
+		}
+		if !found {
+			ret, found = tmp, true
+			_, isStr := ret.(string)
+			return ret, isStr
+		}
+		switch r := ret.(type) {
+		case *value.Map:
+			if t, ok := tmp.(*value.Map); ok {
+				t.Update(r)
+				ret = t
+			}
+		case *value.List:
+			if t, ok := tmp.(*value.List); ok {
+				ret = value.NewList(append(append([]any(nil), r.Items...), t.Items...)...)
+			}
+		}
+		return nil, false
+	}
+	if !value.Truthy(v[3]) {
+		if r, done := combine(masterPillar(ctx)); done {
+			return r, nil
+		}
+	}
+	if !value.Truthy(v[4]) {
+		if r, done := combine(ctx.Pillar); done {
+			return r, nil
+		}
+	}
+	if !found {
+		if d, ok := configDefaults().Get(key); ok {
+			return d, nil
+		}
+		return v[1], nil
+	}
+	return ret, nil
 }

@@ -497,9 +497,16 @@ func cpGetTemplate(ctx *execmod.Context, args []any, kwargs *value.Map) (any, er
 	if err != nil {
 		return "", nil
 	}
+	// Salt's render_tmpl takes context= as the variables themselves, the
+	// other keyword arguments over them
 	vars := value.NewMap(kw.Len() + 1)
+	if c, ok := kw.Get("context"); ok {
+		if cm, ok := c.(*value.Map); ok {
+			vars.Update(cm)
+		}
+	}
 	kw.Range(func(k, val any) bool {
-		if k != "env" {
+		if k != "env" && k != "context" {
 			vars.Set(k, val)
 		}
 		return true

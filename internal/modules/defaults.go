@@ -5,14 +5,18 @@ package modules
 
 import (
 	"fmt"
+	"os"
+	"strings"
 
 	"brine/internal/execmod"
 	"brine/internal/value"
+	"brine/internal/yamlload"
 )
 
 func init() {
 	execmod.Register("defaults.merge", defaultsMerge, "Deep-merge src into dest (merge_lists=False, in_place=True, convert_none=True); returns the result.")
 	execmod.Register("defaults.deepcopy", defaultsDeepcopy, "Return a deep copy of source.")
+	execmod.Register("defaults.get", defaultsGet, "Return key (namespace:a:b) from salt://<namespace>/defaults.yaml (or .json); the whole file without a key.")
 	execmod.Register("defaults.update", defaultsUpdate, "Merge defaults under every entry of dest (merge_lists=True, in_place=True, convert_none=True).")
 }
 
@@ -104,4 +108,55 @@ func defaultsUpdate(_ *execmod.Context, args []any, kwargs *value.Map) (any, err
 		nodes.SetAt(i, merged)
 	}
 	return nodes, nil
+}
+
+// defaultsLoad is Salt's _load: the first of salt://<formula>/defaults.yaml
+// and defaults.json the file server has, loaded ({} when empty), or nil.
+func defaultsLoad(ctx *execmod.Context, formula string) (any, error) {
+	for _, ext := range []string{"yaml", "json"} {
+		p, err := ctx.Call("cp.cache_file", []any{"salt://" + formula + "/defaults." + ext}, nil)
+		if err != nil {
+			return nil, err
+		}
+		if !value.Truthy(p) {
+			continue
+		}
+		data, err := os.ReadFile(execmod.String(p))
+		if err != nil {
+			continue
+		}
+		var v any
+		if ext == "yaml" {
+			v, err = yamlload.SafeLoad(data, execmod.String(p))
+		} else {
+			v, err = value.FromJSON(data)
+		}
+		if err != nil {
+			return nil, execmod.Errorf("%s", err)
+		}
+		if !value.Truthy(v) {
+			return value.NewMap(0), nil
+		}
+		return v, nil
+	}
+	return nil, nil
+}
+
+func defaultsGet(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("get", args, kwargs, execmod.Req("key"), execmod.Opt("default", ""))
+	if err != nil {
+		return nil, err
+	}
+	namespace, key, _ := strings.Cut(value.Str(v[0]), ":")
+	defaults, err := defaultsLoad(ctx, namespace)
+	if err != nil {
+		return nil, err
+	}
+	if key == "" {
+		return defaults, nil
+	}
+	if r, ok := value.Traverse(defaults, key, ":"); ok {
+		return r, nil
+	}
+	return v[1], nil
 }

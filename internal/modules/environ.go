@@ -1,7 +1,9 @@
 package modules
 
-// environ.go is salt/modules/environ.py (the reading half): the minion
-// process's environment.
+// environ.go is salt/modules/environ.py: the minion process's
+// environment (setting shares internal/system/procenv with environ.setenv;
+// permanent is a Windows registry option and has no effect here, as in
+// Salt on Linux).
 
 import (
 	"os"
@@ -9,6 +11,7 @@ import (
 	"strings"
 
 	"brine/internal/execmod"
+	"brine/internal/system/procenv"
 	"brine/internal/value"
 )
 
@@ -17,6 +20,61 @@ func init() {
 	execmod.Register("environ.has_value", environHasValue, "True when key is in the environment (and equals value when given).")
 	execmod.Register("environ.item", environItem, "Return a mapping of the named environment variables (keys: a name or a list).")
 	execmod.Register("environ.items", environItems, "Return the whole environment as a mapping.")
+	execmod.Register("environ.setval", environSetval, "Set key to val (False: '' or, with false_unsets, unset); the value, None when unset, False when refused.")
+	execmod.Register("environ.setenv", environSetenv, "Set several variables from a mapping (clear_all: unset the others); {key: setval's result}, False for a bad value.")
+}
+
+func environSetval(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("setval", args, kwargs, execmod.Req("key"), execmod.Req("val"), execmod.Opt("false_unsets", false), execmod.Opt("permanent", false))
+	if err != nil {
+		return nil, err
+	}
+	return procenv.Setval(value.Str(v[0]), v[1], v[2] == true), nil
+}
+
+func environSetenv(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("setenv", args, kwargs, execmod.Req("environ"), execmod.Opt("false_unsets", false),
+		execmod.Opt("clear_all", false), execmod.Opt("update_minion", false), execmod.Opt("permanent", false))
+	if err != nil {
+		return nil, err
+	}
+	environ, ok := v[0].(*value.Map)
+	if !ok {
+		return false, nil
+	}
+	falseUnsets := v[1] == true
+	ret := value.NewMap(0)
+	if v[2] == true {
+		for _, k := range procenv.Names() {
+			if _, keep := environ.Get(k); !keep {
+				ret.Set(k, procenv.Setval(k, false, falseUnsets))
+			}
+		}
+	}
+	bad := false
+	environ.Range(func(k, val any) bool {
+		switch val.(type) {
+		case string, bool:
+			if val == true {
+				bad = true
+				return false
+			}
+			ret.Set(k, procenv.Setval(value.Str(k), val, falseUnsets))
+			return true
+		}
+		bad = true
+		return false
+	})
+	if bad {
+		return false, nil
+	}
+	if v[3] == true {
+		data := value.MapOf("environ", environ, "false_unsets", v[1], "clear_all", v[2], "permanent", v[4])
+		if _, err := ctx.Call("event.fire", []any{data, "environ_setenv"}, nil); err != nil {
+			return nil, err
+		}
+	}
+	return ret, nil
 }
 
 func environGet(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {

@@ -35,4 +35,14 @@ func init() {
 			return nil, nil
 		}, "Log message at level "+fun+" in the minion log (log."+fun+" message).")
 	}
+	execmod.Register("log.exception", func(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+		v, _, err := execmod.Bind("exception", args, kwargs, execmod.Req("message"))
+		if err != nil {
+			return nil, err
+		}
+		// Python's logging.exception outside an except block adds the
+		// missing traceback as "NoneType: None".
+		slog.Log(context.Background(), slog.LevelError, execmod.String(v[0])+"\nNoneType: None")
+		return nil, nil
+	}, "Log message at level error with the current exception's traceback (none here).")
 }

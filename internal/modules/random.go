@@ -6,10 +6,19 @@ package modules
 // cron minutes with seed=grains['id'] gets the numbers Salt gives.
 
 import (
+	"crypto/md5"
 	"crypto/rand"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/sha3"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/hex"
+	"hash"
 	"math/big"
 
 	"brine/internal/execmod"
+	"brine/internal/jinjasalt"
 	"brine/internal/pyops"
 	"brine/internal/system/usermgr"
 	"brine/internal/value"
@@ -20,6 +29,74 @@ func init() {
 	execmod.Register("random.get_str", randGetStr, "Return a random string of length characters (default 20) from letters, digits and punctuation.")
 	execmod.Register("random.shadow_hash", randShadowHash, "Return a /etc/shadow hash of password (random when None) with crypt_salt (random when None); algorithm sha512 or sha256.")
 	execmod.Register("random.seed", randSeed, "Return a number in [0, range) that is always the same for hash (default the minion id).")
+	execmod.Register("random.hash", randHash, "Return the hex digest of value with a hashlib algorithm (default sha512).")
+	execmod.Register("random.str_encode", randStrEncode, "Return value encoded with encoder (base64 by default).")
+	execmod.Register("random.sample", randFilter("sample", "random_sample"), "Return size random elements of value (seed makes the choice repeatable).")
+	execmod.Register("random.shuffle", randFilter("shuffle", "random_shuffle"), "Return the elements of value in a random order (seed makes it repeatable).")
+}
+
+var randHashes = map[string]func() hash.Hash{
+	"md5": md5.New, "sha1": sha1.New, "sha224": sha256.New224, "sha256": sha256.New, "sha384": sha512.New384, "sha512": sha512.New,
+	"sha3_224": func() hash.Hash { return sha3.New224() }, "sha3_256": func() hash.Hash { return sha3.New256() },
+	"sha3_384": func() hash.Hash { return sha3.New384() }, "sha3_512": func() hash.Hash { return sha3.New512() },
+}
+
+func randHash(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("hash", args, kwargs, execmod.Req("value"), execmod.Opt("algorithm", "sha512"))
+	if err != nil {
+		return nil, err
+	}
+	h, ok := randHashes[value.Str(v[1])]
+	if !ok {
+		return nil, execmod.Errorf("You must specify a valid algorithm.")
+	}
+	s, ok := v[0].(string)
+	if !ok {
+		return nil, execmod.Errorf("object supporting the buffer API required")
+	}
+	d := h()
+	d.Write([]byte(s))
+	return hex.EncodeToString(d.Sum(nil)), nil
+}
+
+func randStrEncode(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("str_encode", args, kwargs, execmod.Req("value"), execmod.Opt("encoder", "base64"))
+	if err != nil {
+		return nil, err
+	}
+	var b []byte
+	switch x := v[0].(type) {
+	case string:
+		b = []byte(x)
+	case []byte:
+		b = x
+	}
+	// Salt encodes a string to bytes first, and bytes have no encode():
+	// only base64 succeeds.
+	if b == nil || value.Str(v[1]) != "base64" {
+		return nil, &execmod.InvocationError{Msg: "Value must be an encode-able string"}
+	}
+	return base64.StdEncoding.EncodeToString(b), nil
+}
+
+// randFilter is salt.utils.data's sample or shuffle: the Jinja filter
+// Salt registers them as.
+func randFilter(fun, filter string) execmod.Func {
+	return func(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+		e, ok := jinjasalt.Lookup(jinjasalt.Filter, filter)
+		if !ok {
+			return nil, execmod.Errorf("%s is not available", filter)
+		}
+		params := []execmod.Param{execmod.Req("value")}
+		if fun == "sample" {
+			params = append(params, execmod.Req("size"))
+		}
+		v, _, err := execmod.Bind(fun, args, kwargs, append(params, execmod.Opt("seed", nil))...)
+		if err != nil {
+			return nil, err
+		}
+		return e.Fn(v, value.NewMap(0))
+	}
 }
 
 func randSeeded(seed any) *pyops.Random {

@@ -636,3 +636,122 @@ func allStats() []procStat {
 	}
 	return out
 }
+
+func init() {
+	execmod.Register("saltutil.pillar_refresh", saltutilRefreshPillar, "Alias of saltutil.refresh_pillar.")
+	execmod.Register("saltutil.sync_outputters", func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+		return ctx.Call("saltutil.sync_output", args, kwargs)
+	}, "Alias of saltutil.sync_output.")
+	execmod.Register("saltutil.refresh_beacons", saltutilFire("refresh_beacons", "beacons_refresh"), "Ask the minion to reload its beacons (the beacons_refresh event); whether the event could be fired.")
+	execmod.Register("saltutil.refresh_matchers", saltutilFire("refresh_matchers", "matchers_refresh"), "Ask the minion to reload its matchers (the matchers_refresh event); whether the event could be fired.")
+	execmod.Register("saltutil.list_extmods", saltutilListExtmods, "Return the custom modules in the extension module cache, by kind.")
+	execmod.Register("saltutil.clear_cache", saltutilClearCache, "Remove every file of the minion cache (cachedir); True.")
+	execmod.Register("saltutil.clear_job_cache", saltutilClearJobCache, "Remove the cached jobs (cachedir/minion_jobs) older than hours (24); True.")
+	execmod.Register("saltutil.find_cached_job", saltutilFindCachedJob, "Return the cached return of job jid (cache_jobs), or a message when there is none.")
+}
+
+func saltutilFire(fun, tag string) execmod.Func {
+	return func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+		if _, _, err := execmod.Bind(fun, args, kwargs); err != nil {
+			return nil, err
+		}
+		return ctx.Call("event.fire", []any{value.NewMap(0), tag}, nil)
+	}
+}
+
+func saltutilCachedir(ctx *execmod.Context) string {
+	d, _ := ctx.Opts.GetString("cachedir")
+	return execmod.String(d)
+}
+
+func saltutilListExtmods(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	if _, _, err := execmod.Bind("list_extmods", args, kwargs); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(saltutilCachedir(ctx), "extmods")
+	kinds, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, execmod.Errorf("[Errno 2] No such file or directory: '%s'", dir)
+	}
+	ret := value.NewMap(0)
+	for _, k := range kinds {
+		names := map[string]bool{}
+		filepath.WalkDir(filepath.Join(dir, k.Name()), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				n, _, _ := strings.Cut(d.Name(), ".")
+				names[n] = true
+			}
+			return nil
+		})
+		ret.Set(k.Name(), sysStrList(kmodSorted(names)))
+	}
+	return ret, nil
+}
+
+func saltutilClearCache(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	if _, _, err := execmod.Bind("clear_cache", args, kwargs); err != nil {
+		return nil, err
+	}
+	ok := true
+	filepath.WalkDir(saltutilCachedir(ctx), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if err := os.Remove(p); err != nil {
+			slog.Error(fmt.Sprintf("Attempt to clear cache with saltutil.clear_cache FAILED with: %s", err))
+			ok = false
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return ok, nil
+}
+
+func saltutilClearJobCache(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("clear_job_cache", args, kwargs, execmod.Opt("hours", int64(24)))
+	if err != nil {
+		return nil, err
+	}
+	threshold := time.Now().Add(-time.Duration(value.ToFloat(v[0]) * float64(time.Hour)))
+	root := filepath.Join(saltutilCachedir(ctx), "minion_jobs")
+	ents, _ := os.ReadDir(root)
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		info, err := e.Info()
+		if err == nil && info.ModTime().Before(threshold) {
+			if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {
+				slog.Error(fmt.Sprintf("Attempt to clear cache with saltutil.clear_job_cache FAILED with: %s", err))
+				return false, nil
+			}
+		}
+	}
+	return true, nil
+}
+
+func saltutilFindCachedJob(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("find_cached_job", args, kwargs, execmod.Req("jid"))
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(saltutilCachedir(ctx), "minion_jobs", value.Str(v[0]))
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		if cj, _ := ctx.Opts.GetString("cache_jobs"); !value.Truthy(cj) {
+			return "Local jobs cache directory not found; you may need to enable cache_jobs on this minion", nil
+		}
+		return "Local jobs cache directory " + dir + " not found", nil
+	}
+	buf, err := os.ReadFile(filepath.Join(dir, "return.p"))
+	if err != nil {
+		return nil, execmod.Errorf("%s", err)
+	}
+	if len(buf) > 0 {
+		if data, _, err := msgpackDecode(buf, 0); err == nil {
+			if m, ok := data.(*value.Map); ok {
+				return m, nil
+			}
+		}
+	}
+	return nil, nil
+}

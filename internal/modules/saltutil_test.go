@@ -336,3 +336,43 @@ func TestTestSleep(t *testing.T) {
 		}
 	}
 }
+
+func TestSaltutilCaches(t *testing.T) {
+	ctx := testContext()
+	dir := t.TempDir()
+	ctx.Opts.Set("cachedir", dir)
+	writeTree(t, dir, map[string]string{
+		"extmods/modules/foo.py": "", "extmods/modules/bar.pyc": "", "extmods/states/baz.py": "",
+		"minion_jobs/old/return.p": "", "minion_jobs/new/return.p": "", "files/base/top.sls": "x",
+	})
+	old := time.Now().Add(-48 * time.Hour)
+	os.Chtimes(filepath.Join(dir, "minion_jobs/old"), old, old)
+	ret, err := msgpackEncode(nil, value.MapOf("fun", "test.ping", "return", true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "minion_jobs/new/return.p"), ret, 0o644)
+	for _, tc := range []struct {
+		fun  string
+		args []any
+		want string
+	}{
+		{"saltutil.list_extmods", nil, "{'modules': ['bar', 'foo'], 'states': ['baz']}"},
+		{"saltutil.find_cached_job", []any{"new"}, "{'fun': 'test.ping', 'return': True}"},
+		{"saltutil.find_cached_job", []any{"none"}, "'Local jobs cache directory not found; you may need to enable cache_jobs on this minion'"},
+		{"saltutil.clear_job_cache", nil, "True"},
+		{"saltutil.find_cached_job", []any{"old"}, "'Local jobs cache directory not found; you may need to enable cache_jobs on this minion'"},
+		{"saltutil.find_cached_job", []any{"new"}, "{'fun': 'test.ping', 'return': True}"},
+		{"saltutil.refresh_matchers", nil, "False"},
+		{"saltutil.refresh_beacons", nil, "False"},
+		{"saltutil.pillar_refresh", nil, "False"},
+		{"saltutil.clear_cache", nil, "True"},
+	} {
+		if got := value.Repr(call(t, ctx, tc.fun, tc.args)); got != tc.want {
+			t.Errorf("%s%v = %s, want %s", tc.fun, tc.args, got, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "files/base/top.sls")); !os.IsNotExist(err) {
+		t.Errorf("clear_cache left files: %v", err)
+	}
+}

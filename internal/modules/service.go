@@ -5,6 +5,9 @@ package modules
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -159,4 +162,280 @@ func serviceAction(ctx *execmod.Context, action string, args []any, kwargs *valu
 		return nil, execmod.Errorf("%s", err)
 	}
 	return true, nil
+}
+
+func init() {
+	execmod.Register("service.get_enabled", serviceGetEnabled, "Return the sorted names of the services started at boot.")
+	execmod.Register("service.get_disabled", serviceGetDisabled, "Return the sorted names of the services not started at boot.")
+	execmod.Register("service.force_reload", serviceForceReload, "Force-reload service name; True on success.")
+	execmod.Register("service.get_running", systemdOnly("get_running", serviceGetRunning), "Return the sorted names of the running units (systemd).")
+	execmod.Register("service.get_static", systemdOnly("get_static", serviceGetStatic), "Return the sorted names of the static units (systemd).")
+	execmod.Register("service.show", systemdOnly("show", serviceShow), "Return the properties of a unit (systemctl show) as a mapping (systemd).")
+	execmod.Register("service.execs", systemdOnly("execs", serviceExecs), "Return {service: ExecStart path} of every service (systemd).")
+	execmod.Register("service.offline", systemdOnly("offline", serviceOffline), "True when systemd is installed but not running (systemd).")
+}
+
+// systemdOnly wraps a function of Salt's systemd_service module: on a
+// SysV machine Salt loads debian_service, which lacks it.
+func systemdOnly(fun string, f func(ctx *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error)) execmod.Func {
+	return func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+		m, ok := SvcManager(ctx).(*svcmgr.Systemd)
+		if !ok {
+			return nil, &execmod.CommandExecutionError{Msg: "'service." + fun + "' is not available."}
+		}
+		return f(ctx, m, args, kwargs)
+	}
+}
+
+func systemctlOut(m *svcmgr.Systemd, root any, args ...string) string {
+	argv := []string{}
+	if value.Truthy(root) {
+		argv = append(argv, "--root", value.Str(root))
+	}
+	res, err := m.Runner.Run(context.Background(), system.Cmd{Name: "systemctl", Args: append(argv, args...)})
+	if err != nil {
+		return ""
+	}
+	return res.Stdout
+}
+
+var validUnitTypes = map[string]bool{"service": true, "socket": true, "device": true, "mount": true, "automount": true,
+	"swap": true, "target": true, "path": true, "timer": true}
+
+// unitNames collects the units of systemctl list output whose column col
+// satisfies keep: services by name, other units by full name.
+func unitNames(out string, col int, keep func(string) bool) map[string]bool {
+	ret := map[string]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) <= col || !keep(f[col]) {
+			continue
+		}
+		i := strings.LastIndexByte(f[0], '.')
+		if i < 0 || !validUnitTypes[f[0][i+1:]] {
+			continue
+		}
+		if f[0][i+1:] == "service" {
+			ret[f[0][:i]] = true
+		} else {
+			ret[f[0]] = true
+		}
+	}
+	return ret
+}
+
+// sysvRunlevel is debian_service's _get_runlevel.
+func sysvRunlevel(ctx *execmod.Context) string {
+	out, err := ctx.Call("cmd.run", []any{"runlevel"}, nil)
+	s := execmod.String(out)
+	if err != nil || strings.Contains(s, "unknown") {
+		return "2"
+	}
+	if f := strings.Fields(s); len(f) > 1 {
+		return f[1]
+	}
+	return "2"
+}
+
+var rcDigits = regexp.MustCompile(`\d+`)
+
+// sysvEnabled is debian_service's get_enabled: the S links of rcS.d and
+// of the current runlevel's directory.
+func sysvEnabled(ctx *execmod.Context, root string) map[string]bool {
+	ret := map[string]bool{}
+	matches, _ := filepath.Glob(filepath.Join("/", root, "/etc/rc[S"+sysvRunlevel(ctx)+"].d/S*"))
+	for _, m := range matches {
+		parts := rcDigits.Split(filepath.Base(m), -1)
+		ret[parts[len(parts)-1]] = true
+	}
+	return ret
+}
+
+func serviceEnabledSet(ctx *execmod.Context, root any) (map[string]bool, error) {
+	switch m := SvcManager(ctx).(type) {
+	case *svcmgr.Systemd:
+		out := systemctlOut(m, root, "--full", "--no-legend", "--no-pager", "list-unit-files")
+		ret := unitNames(out, 1, func(s string) bool { return s == "enabled" })
+		units := unitNames(out, 1, func(string) bool { return true })
+		// Init scripts without a unit of their own count when their S
+		// link exists (Salt's _get_sysv_services and _sysv_enabled).
+		for n := range sysvEnabled(ctx, execmod.String(root)) {
+			st, err := os.Stat(filepath.Join("/", execmod.String(root), "/etc/init.d", n))
+			if err == nil && st.Mode()&0o111 != 0 && !units[n] {
+				ret[n] = true
+			}
+		}
+		return ret, nil
+	case *svcmgr.SysV:
+		return sysvEnabled(ctx, m.Root), nil
+	}
+	return nil, execmod.Errorf("service.get_enabled is not available for this init system")
+}
+
+func serviceGetEnabled(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("get_enabled", args, kwargs, execmod.Opt("root", nil))
+	if err != nil {
+		return nil, err
+	}
+	set, err := serviceEnabledSet(ctx, v[0])
+	if err != nil {
+		return nil, err
+	}
+	return sysStrList(kmodSorted(set)), nil
+}
+
+func serviceGetDisabled(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("get_disabled", args, kwargs, execmod.Opt("root", nil))
+	if err != nil {
+		return nil, err
+	}
+	enabled, err := serviceEnabledSet(ctx, v[0])
+	if err != nil {
+		return nil, err
+	}
+	m := SvcManager(ctx)
+	if sd, ok := m.(*svcmgr.Systemd); ok {
+		ret := unitNames(systemctlOut(sd, v[0], "--full", "--no-legend", "--no-pager", "list-unit-files"), 1, func(s string) bool { return s == "disabled" })
+		return sysStrList(kmodSorted(ret)), nil
+	}
+	all, err := m.List(context.Background())
+	if err != nil {
+		return nil, execmod.Errorf("%s", err)
+	}
+	ret := map[string]bool{}
+	for _, s := range all {
+		if !enabled[s] {
+			ret[s] = true
+		}
+	}
+	return sysStrList(kmodSorted(ret)), nil
+}
+
+func serviceForceReload(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("force_reload", args, kwargs, execmod.Req("name"), execmod.Opt("no_block", true),
+		execmod.Opt("unmask", false), execmod.Opt("unmask_runtime", false))
+	if err != nil {
+		return nil, err
+	}
+	name := value.Str(v[0])
+	switch m := SvcManager(ctx).(type) {
+	case *svcmgr.Systemd:
+		if value.Truthy(v[2]) || value.Truthy(v[3]) {
+			if err := m.Unmask(context.Background(), name, value.Truthy(v[3])); err != nil {
+				return nil, execmod.Errorf("%s", err)
+			}
+		}
+		args := []string{}
+		if value.Truthy(v[1]) {
+			args = append(args, "--no-block")
+		}
+		unit := name
+		if !strings.Contains(unit, ".") {
+			unit += ".service"
+		}
+		res, err := m.Runner.Run(context.Background(), system.Cmd{Name: "systemctl", Args: append(args, "force-reload", unit)})
+		if err != nil {
+			return nil, execmod.Errorf("%s", err)
+		}
+		if res.Code != 0 {
+			return nil, execmod.Errorf("%s", strings.TrimSpace(res.Stderr))
+		}
+		return true, nil
+	case *svcmgr.SysV:
+		rc, err := ctx.Call("cmd.retcode", []any{"service " + name + " force-reload"}, nil)
+		if err != nil {
+			return nil, err
+		}
+		return value.Equal(rc, int64(0)), nil
+	}
+	return nil, execmod.Errorf("service.force_reload is not available for this init system")
+}
+
+func serviceGetRunning(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
+	if _, _, err := execmod.Bind("get_running", args, kwargs); err != nil {
+		return nil, err
+	}
+	ret := unitNames(systemctlOut(m, nil, "--full", "--no-legend", "--no-pager"), 3, func(s string) bool { return s == "running" })
+	return sysStrList(kmodSorted(ret)), nil
+}
+
+func serviceGetStatic(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("get_static", args, kwargs, execmod.Opt("root", nil))
+	if err != nil {
+		return nil, err
+	}
+	ret := unitNames(systemctlOut(m, v[0], "--full", "--no-legend", "--no-pager", "list-unit-files"), 1, func(s string) bool { return s == "static" })
+	return sysStrList(kmodSorted(ret)), nil
+}
+
+// systemdShow parses `systemctl show` output as Salt's show does.
+func systemdShow(out string) *value.Map {
+	ret := value.NewMap(0)
+	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		name, val, _ := strings.Cut(line, "=")
+		switch {
+		case strings.HasPrefix(val, "{"):
+			val = strings.NewReplacer("{", "", "}", "").Replace(val)
+			m := value.NewMap(0)
+			for _, item := range strings.Split(val, " ; ") {
+				k, v, _ := strings.Cut(item, "=")
+				if i := strings.IndexByte(v, '='); i >= 0 {
+					v = v[:i]
+				}
+				m.Set(strings.TrimSpace(k), strings.TrimSpace(v))
+			}
+			ret.Set(name, m)
+		case name == "Before" || name == "After" || name == "Wants":
+			ret.Set(name, sysStrList(strings.Fields(val)))
+		default:
+			ret.Set(name, val)
+		}
+	}
+	return ret
+}
+
+func serviceShow(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("show", args, kwargs, execmod.Req("name"), execmod.Opt("root", nil))
+	if err != nil {
+		return nil, err
+	}
+	unit := value.Str(v[0])
+	if !strings.Contains(unit, ".") {
+		unit += ".service"
+	}
+	return systemdShow(systemctlOut(m, v[1], "show", unit)), nil
+}
+
+func serviceExecs(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("execs", args, kwargs, execmod.Opt("root", nil))
+	if err != nil {
+		return nil, err
+	}
+	all, err := m.List(context.Background())
+	if err != nil {
+		return nil, execmod.Errorf("%s", err)
+	}
+	sort.Strings(all)
+	ret := value.NewMap(0)
+	for _, s := range all {
+		unit := s
+		if !strings.Contains(unit, ".") {
+			unit += ".service"
+		}
+		data := systemdShow(systemctlOut(m, v[0], "show", unit))
+		if es, ok := data.GetString("ExecStart"); ok {
+			if em, ok := es.(*value.Map); ok {
+				p, _ := em.GetString("path")
+				ret.Set(s, p)
+			}
+		}
+	}
+	return ret, nil
+}
+
+func serviceOffline(_ *execmod.Context, _ *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
+	if _, _, err := execmod.Bind("offline", args, kwargs); err != nil {
+		return nil, err
+	}
+	return hasCmd("systemctl") && !svcmgr.SystemdBooted(), nil
 }

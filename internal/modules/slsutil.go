@@ -1,7 +1,8 @@
 package modules
 
 // slsutil.go is salt/modules/slsutil.py: slsutil.renderer, which runs a
-// file or string through the render pipeline.
+// file or string through the render pipeline, merging and serializing
+// helpers, banners, and lookups in the state tree.
 
 import (
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -26,6 +28,224 @@ func init() {
 	execmod.Register("slsutil.merge_all", slsutilMergeAll, "Merge a list of dicts into each other in order.")
 	execmod.Register("slsutil.serialize", slsutilSerialize, "Serialize obj with a serializer (json, yaml, python); extra keyword arguments are its options.")
 	execmod.Register("slsutil.deserialize", slsutilDeserialize, "Deserialize stream_or_string with a serializer (json, yaml).")
+	execmod.Register("slsutil.banner", slsutilBanner, "Return a comment block saying the file is managed by Salt (width, commentchar, borderchar, blockstart, blockend, title, text, newline).")
+	execmod.Register("slsutil.boolstr", slsutilBoolstr, "Return true (default 'true') when value is truthy, else false ('false').")
+	execmod.Register("slsutil.file_exists", slsutilExists("file_exists", "cp.list_master"), "True when path is a file of the state tree of saltenv.")
+	execmod.Register("slsutil.dir_exists", slsutilExists("dir_exists", "cp.list_master_dirs"), "True when path is a directory of the state tree of saltenv.")
+	execmod.Register("slsutil.path_exists", slsutilPathExists, "True when path is a file or directory of the state tree of saltenv.")
+	execmod.Register("slsutil.findup", slsutilFindup, "Return the first of filenames found in startpath or one of its parents in the state tree.")
+}
+
+func slsutilBoolstr(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("boolstr", args, kwargs, execmod.Req("value"), execmod.Opt("true", "true"), execmod.Opt("false", "false"))
+	if err != nil {
+		return nil, err
+	}
+	if value.Truthy(v[0]) {
+		return v[1], nil
+	}
+	return v[2], nil
+}
+
+// pyWrap is textwrap.wrap for plain text: words (runs of non-space) fill
+// lines of width, longer words are cut.
+func pyWrap(text string, width int) []string {
+	var lines []string
+	cur := ""
+	for _, w := range strings.Fields(text) {
+		for len(w) > width {
+			if cur != "" {
+				room := width - len(cur) - 1
+				if room > 0 {
+					lines = append(lines, cur+" "+w[:room])
+					w = w[room:]
+				} else {
+					lines = append(lines, cur)
+				}
+				cur = ""
+				continue
+			}
+			lines = append(lines, w[:width])
+			w = w[width:]
+		}
+		switch {
+		case w == "":
+		case cur == "":
+			cur = w
+		case len(cur)+1+len(w) <= width:
+			cur += " " + w
+		default:
+			lines = append(lines, cur)
+			cur = w
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
+// pyCenter is str.center.
+func pyCenter(s string, width int) string {
+	n := width - len(s)
+	if n <= 0 {
+		return s
+	}
+	left := n/2 + (n & width & 1)
+	return strings.Repeat(" ", left) + s + strings.Repeat(" ", n-left)
+}
+
+func slsutilBanner(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("banner", args, kwargs, execmod.Opt("width", int64(72)), execmod.Opt("commentchar", "#"),
+		execmod.Opt("borderchar", "#"), execmod.Opt("blockstart", nil), execmod.Opt("blockend", nil), execmod.Opt("title", nil),
+		execmod.Opt("text", nil), execmod.Opt("newline", false))
+	if err != nil {
+		return nil, err
+	}
+	width, _ := v[0].(int64)
+	cc, bc := value.Str(v[1]), value.Str(v[2])
+	title := "THIS FILE IS MANAGED BY SALT - DO NOT EDIT"
+	if v[5] != nil {
+		title = value.Str(v[5])
+	}
+	text := "The contents of this file are managed by Salt. Any changes to this file may be overwritten automatically and without warning."
+	if v[6] != nil {
+		text = value.Str(v[6])
+	}
+	ledge := strings.TrimRight(cc, " \t\n\r\v\f")
+	redge := strings.TrimSpace(cc)
+	lgutter, rgutter := ledge+" ", " "+redge
+	tw := int(width) - len(lgutter) - len(rgutter)
+	if tw <= 0 {
+		return nil, &execmod.InvocationError{Msg: "Width is too small to render banner"}
+	}
+	if len(bc) > 1 {
+		bc = bc[:1]
+	}
+	border := cc + strings.Repeat(bc, max(0, int(width)-len(ledge)-len(redge))) + redge
+	spacer := cc + strings.Repeat(" ", max(0, int(width)-len(cc)*2)) + cc
+	var block []string
+	if v[3] != nil {
+		block = append(block, value.Str(v[3]))
+	}
+	block = append(block, border, spacer)
+	for _, l := range pyWrap(title, tw) {
+		block = append(block, lgutter+pyCenter(l, tw)+rgutter)
+	}
+	block = append(block, spacer)
+	for _, l := range pyWrap(text, tw) {
+		block = append(block, lgutter+l+strings.Repeat(" ", tw-len(l))+rgutter)
+	}
+	block = append(block, border)
+	if v[4] != nil {
+		block = append(block, value.Str(v[4]))
+	}
+	out := strings.Join(block, "\n")
+	if value.Truthy(v[7]) {
+		out += "\n"
+	}
+	return out, nil
+}
+
+// slsutilTreeHas reports whether path is listed by lister (cp.list_master
+// or cp.list_master_dirs) for saltenv; the lists are kept for the run.
+func slsutilTreeHas(ctx *execmod.Context, lister, path, saltenv string) (bool, error) {
+	key := "slsutil." + lister + "." + saltenv
+	list, ok := ctx.Values[key].(*value.List)
+	if !ok {
+		r, err := ctx.Call(lister, []any{saltenv}, nil)
+		if err != nil {
+			return false, err
+		}
+		list, _ = r.(*value.List)
+		if list == nil {
+			list = value.NewList()
+		}
+		ctx.Values[key] = list
+	}
+	for _, x := range list.Items {
+		if x == path {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func slsutilExists(fun, lister string) execmod.Func {
+	return func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+		v, _, err := execmod.Bind(fun, args, kwargs, execmod.Req("path"), execmod.Opt("saltenv", "base"))
+		if err != nil {
+			return nil, err
+		}
+		return slsutilTreeHas(ctx, lister, value.Str(v[0]), value.Str(v[1]))
+	}
+}
+
+func slsutilPathIn(ctx *execmod.Context, path, saltenv string) (bool, error) {
+	if ok, err := slsutilTreeHas(ctx, "cp.list_master", path, saltenv); ok || err != nil {
+		return ok, err
+	}
+	return slsutilTreeHas(ctx, "cp.list_master_dirs", path, saltenv)
+}
+
+func slsutilPathExists(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("path_exists", args, kwargs, execmod.Req("path"), execmod.Opt("saltenv", "base"))
+	if err != nil {
+		return nil, err
+	}
+	return slsutilPathIn(ctx, value.Str(v[0]), value.Str(v[1]))
+}
+
+func slsutilFindup(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("findup", args, kwargs, execmod.Req("startpath"), execmod.Req("filenames"), execmod.Opt("saltenv", "base"))
+	if err != nil {
+		return nil, err
+	}
+	saltenv := value.Str(v[2])
+	start := ""
+	if value.Truthy(v[0]) {
+		start = path.Clean(value.Str(v[0]))
+		ok, err := slsutilPathIn(ctx, start, saltenv)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, &execmod.InvocationError{Msg: "Starting path not found in the state tree: " + start}
+		}
+	}
+	var names []string
+	switch f := v[1].(type) {
+	case string:
+		names = []string{f}
+	case *value.List:
+		for _, x := range f.Items {
+			names = append(names, value.Str(x))
+		}
+	default:
+		return nil, &execmod.InvocationError{Msg: "Filenames argument must be a string or list of strings"}
+	}
+	for {
+		for _, n := range names {
+			full := n
+			if start != "" {
+				full = path.Join(start, n)
+			}
+			ok, err := slsutilPathIn(ctx, full, saltenv)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				return full, nil
+			}
+		}
+		if start == "" {
+			return nil, execmod.Errorf("File pattern(s) not found in path ancestry")
+		}
+		start = path.Dir(start)
+		if start == "." || start == "/" {
+			start = ""
+		}
+	}
 }
 
 // compileTemplateArgs are compile_template's own parameters: they do not

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"brine/internal/statemod"
+	"brine/internal/system/alternatives"
 	"brine/internal/value"
 )
 
@@ -29,11 +30,8 @@ func init() {
 }
 
 func altCmd(c *statemod.Call, args ...string) (string, error) {
-	var pre []string
-	if root := sysRoot(c); root != "" {
-		pre = []string{"--altdir", rootPath(c, "/etc/alternatives"), "--admindir", rootPath(c, "/var/lib/dpkg/alternatives")}
-	}
-	out, err := exec.Command("update-alternatives", append(pre, args...)...).CombinedOutput()
+	argv := alternatives.Tool{Root: sysRoot(c)}.Argv(args...)
+	out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
 	return strings.TrimSpace(string(out)), err
 }
 
@@ -61,16 +59,8 @@ func altExists(c *statemod.Call, name, path string) bool {
 
 // altCurrent is alternatives.show_current: the path the link points to.
 func altCurrent(c *statemod.Call, name string) string {
-	out, err := altCmd(c, "--query", name)
-	if err != nil {
-		return ""
-	}
-	for _, l := range strings.Split(out, "\n") {
-		if v, ok := strings.CutPrefix(l, "Value: "); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
+	cur, _ := alternatives.Tool{Root: sysRoot(c)}.Current(name)
+	return cur
 }
 
 func altInstall(c *statemod.Call) (*value.Map, error) {

@@ -7,16 +7,9 @@ package states
 // clean and user/group ownership.
 
 import (
-	"archive/tar"
-	"archive/zip"
-	"bytes"
-	"compress/bzip2"
-	"compress/gzip"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
@@ -24,6 +17,7 @@ import (
 
 	"brine/internal/fileops"
 	"brine/internal/statemod"
+	"brine/internal/system/archive"
 	"brine/internal/value"
 )
 
@@ -41,249 +35,6 @@ func init() {
 		Kwargs: true,
 		Doc:    "Ensure that an archive (tar, tar.gz, tar.bz2, tar.xz, zip) is extracted to a directory.",
 		Run:    archiveExtracted})
-}
-
-// archiveMember is one entry of an archive.
-type archiveMember struct {
-	name     string // cleaned relative path, directories without a slash
-	rawName  string // the name as stored
-	kind     byte   // 'd', 'f' or 'l'
-	mode     os.FileMode
-	linkname string
-	data     []byte
-}
-
-// archiveContents is the parsed list of an archive, as archive.list_
-// returns it in verbose mode.
-type archiveContents struct {
-	members                     []archiveMember
-	dirs, files, links          []string
-	topDirs, topFiles, topLinks []string
-}
-
-func detectFormat(source string, data []byte) string {
-	low := strings.ToLower(source)
-	switch {
-	case strings.HasSuffix(low, ".zip"):
-		return "zip"
-	case strings.Contains(low, ".tar") || strings.HasSuffix(low, ".tgz") || strings.HasSuffix(low, ".tbz2") ||
-		strings.HasSuffix(low, ".tbz") || strings.HasSuffix(low, ".txz"):
-		return "tar"
-	case bytes.HasPrefix(data, []byte("PK\x03\x04")):
-		return "zip"
-	case bytes.HasPrefix(data, []byte{0x1f, 0x8b}), bytes.HasPrefix(data, []byte("BZh")),
-		bytes.HasPrefix(data, []byte{0xfd, '7', 'z', 'X', 'Z', 0}), len(data) > 262 && string(data[257:262]) == "ustar":
-		return "tar"
-	case strings.HasSuffix(low, ".rar"):
-		return "rar"
-	}
-	return ""
-}
-
-// safeRel cleans an archive member name; ok is false for names escaping
-// the destination.
-func safeRel(name string) (string, bool) {
-	c := path.Clean("/" + strings.TrimPrefix(name, "./"))
-	c = strings.TrimPrefix(c, "/")
-	if c == "" || c == "." {
-		return "", false
-	}
-	if strings.HasPrefix(name, "/") || strings.Contains("/"+name+"/", "/../") {
-		return "", false
-	}
-	return c, true
-}
-
-func tarReader(data []byte) (io.Reader, error) {
-	switch {
-	case bytes.HasPrefix(data, []byte{0x1f, 0x8b}):
-		return gzip.NewReader(bytes.NewReader(data))
-	case bytes.HasPrefix(data, []byte("BZh")):
-		return bzip2.NewReader(bytes.NewReader(data)), nil
-	case bytes.HasPrefix(data, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
-		if _, err := exec.LookPath("xz"); err != nil {
-			return nil, errors.New("Failed to read from tar archive. If it is XZ-compressed, install xz-utils to attempt extraction.")
-		}
-		cmd := exec.Command("xz", "--decompress", "--stdout")
-		cmd.Stdin = bytes.NewReader(data)
-		out, err := cmd.Output()
-		if err != nil {
-			return nil, fmt.Errorf("xz: %w", err)
-		}
-		return bytes.NewReader(out), nil
-	}
-	return bytes.NewReader(data), nil
-}
-
-func readArchive(format string, data []byte) (*archiveContents, error) {
-	var ms []archiveMember
-	switch format {
-	case "tar":
-		r, err := tarReader(data)
-		if err != nil {
-			return nil, err
-		}
-		tr := tar.NewReader(r)
-		for {
-			h, err := tr.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return nil, errors.New("Failed to read from tar archive using Python's native tar file support. If archive is compressed using something other than gzip or bzip2, the 'options' argument may be required to pass the correct options to the tar command in order to extract the archive.")
-			}
-			name, ok := safeRel(h.Name)
-			if !ok {
-				continue
-			}
-			m := archiveMember{name: name, rawName: strings.TrimSuffix(h.Name, "/"), mode: os.FileMode(h.Mode).Perm(), linkname: h.Linkname}
-			switch h.Typeflag {
-			case tar.TypeDir:
-				m.kind = 'd'
-			case tar.TypeSymlink:
-				m.kind = 'l'
-			case tar.TypeReg, '\x00': // NUL is the pre-POSIX regular-file flag
-				m.kind = 'f'
-				m.data, err = io.ReadAll(tr)
-				if err != nil {
-					return nil, err
-				}
-			default:
-				continue
-			}
-			ms = append(ms, m)
-		}
-	case "zip":
-		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-		if err != nil {
-			return nil, fmt.Errorf("Unable to list contents of zip archive: %s", err)
-		}
-		for _, f := range zr.File {
-			name, ok := safeRel(f.Name)
-			if !ok {
-				continue
-			}
-			m := archiveMember{name: name, rawName: f.Name, mode: f.Mode().Perm()}
-			switch {
-			case f.FileInfo().IsDir():
-				m.kind = 'd'
-			case f.Mode()&os.ModeSymlink != 0:
-				m.kind = 'l'
-				rc, err := f.Open()
-				if err != nil {
-					return nil, err
-				}
-				target, _ := io.ReadAll(rc)
-				rc.Close()
-				m.linkname = string(target)
-			default:
-				m.kind = 'f'
-				rc, err := f.Open()
-				if err != nil {
-					return nil, err
-				}
-				m.data, err = io.ReadAll(rc)
-				rc.Close()
-				if err != nil {
-					return nil, err
-				}
-			}
-			if m.mode == 0 {
-				m.mode = 0o644
-				if m.kind == 'd' {
-					m.mode = 0o755
-				}
-			}
-			ms = append(ms, m)
-		}
-	default:
-		return nil, fmt.Errorf("Unsupported archive format '%s'", format)
-	}
-	ac := &archiveContents{members: ms}
-	seenTop := map[string]bool{}
-	dirSet := map[string]bool{}
-	for _, m := range ms {
-		// Parents of every member are directories of the archive too.
-		parts := strings.Split(m.name, "/")
-		for i := 1; i < len(parts); i++ {
-			d := strings.Join(parts[:i], "/")
-			if !dirSet[d] {
-				dirSet[d] = true
-				ac.dirs = append(ac.dirs, d+"/")
-			}
-		}
-		switch m.kind {
-		case 'd':
-			if !dirSet[m.name] {
-				dirSet[m.name] = true
-				ac.dirs = append(ac.dirs, m.name+"/")
-			}
-		case 'f':
-			ac.files = append(ac.files, m.name)
-		case 'l':
-			ac.links = append(ac.links, m.name)
-		}
-	}
-	for _, m := range ms {
-		top := strings.SplitN(m.name, "/", 2)[0]
-		if seenTop[top] {
-			continue
-		}
-		seenTop[top] = true
-		switch {
-		case dirSet[top]:
-			ac.topDirs = append(ac.topDirs, top+"/")
-		case m.kind == 'l':
-			ac.topLinks = append(ac.topLinks, top)
-		default:
-			ac.topFiles = append(ac.topFiles, top)
-		}
-	}
-	return ac, nil
-}
-
-// extract writes the members under dest; it returns the names, as the
-// archive lists them.
-func (ac *archiveContents) extract(dest string, perms bool) ([]string, error) {
-	var names []string
-	for _, m := range ac.members {
-		p := filepath.Join(dest, m.name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return names, err
-		}
-		switch m.kind {
-		case 'd':
-			mode := os.FileMode(0o755)
-			if perms && m.mode != 0 {
-				mode = m.mode
-			}
-			if err := os.MkdirAll(p, mode); err != nil {
-				return names, err
-			}
-			if perms {
-				os.Chmod(p, mode)
-			}
-		case 'f':
-			if st, err := os.Lstat(p); err == nil && !st.Mode().IsRegular() {
-				os.RemoveAll(p)
-			}
-			mode := os.FileMode(0o644)
-			if perms && m.mode != 0 {
-				mode = m.mode
-			}
-			if err := writeFileAtomic(p, m.data); err != nil {
-				return names, err
-			}
-			os.Chmod(p, mode)
-		case 'l':
-			os.RemoveAll(p)
-			if err := os.Symlink(m.linkname, p); err != nil {
-				return names, err
-			}
-		}
-		names = append(names, m.rawName)
-	}
-	return names, nil
 }
 
 // archiveData reads the archive source: a local path, salt:// or
@@ -419,18 +170,18 @@ func archiveExtracted(c *statemod.Call) (*value.Map, error) {
 	}
 	format := strings.ToLower(c.Str("archive_format"))
 	if format == "" {
-		format = detectFormat(source, data)
+		format = archive.DetectFormat(source, data)
 		if format == "" {
 			ret.Set("comment", "Could not guess archive_format from the value of the 'source' argument. Please set this archive_format to one of the following: rar, tar, zip")
 			return ret, nil
 		}
 	}
-	contents, err := readArchive(format, data)
+	contents, err := archive.Read(format, data)
 	if err != nil {
 		ret.Set("comment", err.Error())
 		return ret, nil
 	}
-	if c.Bool("enforce_toplevel") && (len(contents.topDirs) > 1 || len(contents.topFiles) > 0) {
+	if c.Bool("enforce_toplevel") && (len(contents.TopDirs) > 1 || len(contents.TopFiles) > 0) {
 		ret.Set("comment", fmt.Sprintf("Archive does not have a single top-level directory. To allow this archive to be extracted, set 'enforce_toplevel' to False. To avoid a '%s-bomb' it may also be advisable to set a top-level directory by adding it to the 'name' value (for example, setting 'name' to %s instead of %s).",
 			format, filepath.Join(name, "some_dir"), name))
 		return ret, nil
@@ -457,9 +208,9 @@ func archiveExtracted(c *statemod.Call) (*value.Map, error) {
 			}
 		}
 	}
-	check(contents.dirs, func(m os.FileMode) bool { return m.IsDir() })
-	check(contents.files, func(m os.FileMode) bool { return m&os.ModeSymlink == 0 && !m.IsDir() })
-	check(contents.links, func(m os.FileMode) bool { return m&os.ModeSymlink != 0 })
+	check(contents.Dirs, func(m os.FileMode) bool { return m.IsDir() })
+	check(contents.Files, func(m os.FileMode) bool { return m&os.ModeSymlink == 0 && !m.IsDir() })
+	check(contents.Links, func(m os.FileMode) bool { return m&os.ModeSymlink != 0 })
 	clean := c.Bool("clean") || c.Bool("clean_parent")
 	if len(incorrect) > 0 {
 		var lst strings.Builder
@@ -518,7 +269,7 @@ func archiveExtracted(c *statemod.Call) (*value.Map, error) {
 		if c.Bool("clean_parent") {
 			os.RemoveAll(strings.TrimRight(name, "/"))
 		} else if c.Bool("clean") {
-			for _, p := range append(append(contents.topDirs, contents.topFiles...), contents.topLinks...) {
+			for _, p := range append(append(contents.TopDirs, contents.TopFiles...), contents.TopLinks...) {
 				os.RemoveAll(strings.TrimRight(filepath.Join(name, p), "/"))
 			}
 		}
@@ -534,7 +285,7 @@ func archiveExtracted(c *statemod.Call) (*value.Map, error) {
 				os.Chown(name, uid, -1)
 			}
 		}
-		files, err = contents.extract(name, c.Bool("extract_perms"))
+		files, err = contents.Extract(name, c.Bool("extract_perms"))
 		if err != nil {
 			if createdDest {
 				os.RemoveAll(name)
@@ -555,7 +306,7 @@ func archiveExtracted(c *statemod.Call) (*value.Map, error) {
 		if p := c.Str("enforce_ownership_on"); p != "" {
 			roots = []string{p}
 		} else {
-			for _, p := range append(append(append([]string(nil), contents.topDirs...), contents.topFiles...), contents.topLinks...) {
+			for _, p := range append(append(append([]string(nil), contents.TopDirs...), contents.TopFiles...), contents.TopLinks...) {
 				roots = append(roots, filepath.Join(name, p))
 			}
 		}

@@ -5,12 +5,11 @@ package states
 // debconf-get-selections prints) and set with debconf-set-selections.
 
 import (
-	"bufio"
-	"os"
 	"os/exec"
 	"strings"
 
 	"brine/internal/statemod"
+	"brine/internal/system/debconf"
 	"brine/internal/value"
 )
 
@@ -20,66 +19,10 @@ func init() {
 		Doc: "Set debconf answers for a package.", Run: debconfSet})
 }
 
-// debconfStanzas parses a debconf database file into name -> fields.
-func debconfStanzas(path string) map[string]map[string]string {
-	out := map[string]map[string]string{}
-	f, err := os.Open(path)
-	if err != nil {
-		return out
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
-	cur := map[string]string{}
-	flush := func() {
-		if n := cur["Name"]; n != "" {
-			out[n] = cur
-		}
-		cur = map[string]string{}
-	}
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" {
-			flush()
-			continue
-		}
-		if line[0] == ' ' {
-			continue
-		}
-		if k, v, ok := strings.Cut(line, ": "); ok {
-			cur[k] = v
-		} else if k, ok := strings.CutSuffix(line, ":"); ok {
-			cur[k] = ""
-		}
-	}
-	flush()
-	return out
-}
-
 // debconfShow is debconf.show: the [question, type, value] triples owned
-// by pkg.
+// by pkg, from debconf's database files.
 func debconfShow(c *statemod.Call, pkg string) [][3]string {
-	dir := rootPath(c, "/var/cache/debconf")
-	config := debconfStanzas(dir + "/config.dat")
-	pw := debconfStanzas(dir + "/passwords.dat")
-	templates := debconfStanzas(dir + "/templates.dat")
-	var out [][3]string
-	for _, db := range []map[string]map[string]string{config, pw} {
-		for name, st := range db {
-			owned := false
-			for _, o := range strings.Split(st["Owners"], ",") {
-				if strings.TrimSpace(o) == pkg {
-					owned = true
-				}
-			}
-			if !owned {
-				continue
-			}
-			typ := templates[st["Template"]]["Type"]
-			out = append(out, [3]string{name, typ, st["Value"]})
-		}
-	}
-	return out
+	return debconf.Show(debconf.FromDB(rootPath(c, "/var/cache/debconf")), pkg)
 }
 
 func debconfSet(c *statemod.Call) (*value.Map, error) {

@@ -4,9 +4,9 @@ package states
 
 import (
 	"os"
-	"strings"
 
 	"brine/internal/statemod"
+	"brine/internal/system/procenv"
 	"brine/internal/value"
 )
 
@@ -15,36 +15,6 @@ func init() {
 		Doc: "Set the salt process environment variables.",
 		Params: []statemod.Param{statemod.Req("name"), statemod.Req("value"), p("false_unsets", false), p("clear_all", false),
 			p("update_minion", false), p("permanent", false)}})
-}
-
-// environSetval is environ.setval on POSIX: the value set, None when
-// unset, False when val is neither a string nor False.
-func environSetval(key string, val any, falseUnsets bool) any {
-	if val == false {
-		if falseUnsets {
-			os.Unsetenv(key)
-			return nil
-		}
-		val = ""
-	}
-	s, ok := val.(string)
-	if !ok {
-		return false
-	}
-	if err := os.Setenv(key, s); err != nil {
-		return false
-	}
-	return s
-}
-
-// environNames lists the variables of the process environment.
-func environNames() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		out = append(out, k)
-	}
-	return out
 }
 
 func environSetenv(c *statemod.Call) (*value.Map, error) {
@@ -68,7 +38,7 @@ func environSetenv(c *statemod.Call) (*value.Map, error) {
 	falseUnsets := c.Get("false_unsets") == true
 	clearAll := c.Get("clear_all") == true
 	if clearAll {
-		for _, k := range environNames() {
+		for _, k := range procenv.Names() {
 			if environ.Has(k) {
 				continue
 			}
@@ -117,9 +87,9 @@ func environSetenv(c *statemod.Call) (*value.Map, error) {
 	// environ.setenv
 	out := value.NewMap(0)
 	if clearAll {
-		for _, k := range environNames() {
+		for _, k := range procenv.Names() {
 			if !environ.Has(k) {
-				out.Set(k, environSetval(k, false, falseUnsets))
+				out.Set(k, procenv.Setval(k, false, falseUnsets))
 			}
 		}
 	}
@@ -131,7 +101,7 @@ func environSetenv(c *statemod.Call) (*value.Map, error) {
 				failed = true
 				return false
 			}
-			out.Set(k, environSetval(value.Str(k), v, falseUnsets))
+			out.Set(k, procenv.Setval(value.Str(k), v, falseUnsets))
 		default:
 			failed = true
 			return false

@@ -6,14 +6,12 @@ package states
 // modprobe, persistence in /etc/modules.
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"brine/internal/statemod"
+	"brine/internal/system/kmod"
 	"brine/internal/value"
 )
 
@@ -34,43 +32,7 @@ type KernelModules interface {
 }
 
 // procModules is the KernelModules of this machine.
-type procModules struct{}
-
-func (procModules) Loaded() []string {
-	data, _ := os.ReadFile("/proc/modules")
-	var out []string
-	for _, l := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(l); len(f) > 0 {
-			out = append(out, f[0])
-		}
-	}
-	return out
-}
-
-func (procModules) Available() []string {
-	var u syscall.Utsname
-	if syscall.Uname(&u) != nil {
-		return nil
-	}
-	var rel strings.Builder
-	for _, ch := range u.Release {
-		if ch == 0 {
-			break
-		}
-		rel.WriteByte(byte(ch))
-	}
-	var out []string
-	filepath.Walk(filepath.Join("/lib/modules", rel.String()), func(p string, info os.FileInfo, err error) error {
-		if err == nil && !info.IsDir() {
-			base := filepath.Base(p)
-			if i := strings.Index(base, ".ko"); i > 0 {
-				out = append(out, strings.ReplaceAll(base[:i], "-", "_"))
-			}
-		}
-		return nil
-	})
-	return out
-}
+type procModules struct{ kmod.Proc }
 
 func (procModules) Load(name string) error   { return exec.Command("modprobe", name).Run() }
 func (procModules) Unload(name string) error { return exec.Command("modprobe", "-r", name).Run() }
@@ -94,43 +56,18 @@ func init() {
 }
 
 func persistedMods(c *statemod.Call) []string {
-	data, _ := os.ReadFile(rootPath(c, "/etc/modules"))
-	var out []string
-	for _, l := range strings.Split(string(data), "\n") {
-		l = strings.TrimSpace(l)
-		if l != "" && !strings.HasPrefix(l, "#") {
-			out = append(out, strings.Fields(l)[0])
-		}
-	}
-	return out
+	return kmod.Persisted(rootPath(c, "/etc/modules"))
 }
 
 func setPersist(c *statemod.Call, mod string, add, comment bool) error {
 	p := rootPath(c, "/etc/modules")
-	data, _ := os.ReadFile(p)
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(lines) == 1 && lines[0] == "" {
-		lines = nil
-	}
+	var err error
 	if add {
-		if contains(persistedMods(c), mod) {
-			return nil
-		}
-		lines = append(lines, mod)
+		_, err = kmod.AddPersist(p, mod, nil)
 	} else {
-		var keep []string
-		for _, l := range lines {
-			if f := strings.Fields(l); len(f) > 0 && f[0] == mod {
-				if comment {
-					keep = append(keep, "#"+l)
-				}
-				continue
-			}
-			keep = append(keep, l)
-		}
-		lines = keep
+		_, err = kmod.RemovePersist(p, mod, comment)
 	}
-	return writeFileAtomic(p, []byte(strings.Join(lines, "\n")+"\n"))
+	return err
 }
 
 func modList(c *statemod.Call) []string {

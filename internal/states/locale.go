@@ -8,10 +8,10 @@ package states
 import (
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 
 	"brine/internal/statemod"
+	"brine/internal/system/locale"
 	"brine/internal/value"
 )
 
@@ -22,72 +22,29 @@ func init() {
 		Doc: "Set the system locale.", Run: localeSystem})
 }
 
-// normalizeLocale is salt.utils.locales.normalize_locale: "en_US.UTF-8"
-// becomes "en_US.utf8".
-func normalizeLocale(loc string) string {
-	lang, rest, _ := strings.Cut(loc, ".")
-	if rest == "" {
-		return lang
-	}
-	enc, mod, hasMod := strings.Cut(rest, "@")
-	enc = strings.ToLower(strings.ReplaceAll(enc, "-", ""))
-	out := lang + "." + enc
-	if hasMod {
-		out += "@" + mod
-	}
-	return out
-}
-
 func localeAvail(name string) bool {
 	out, err := exec.Command("locale", "-a").Output()
 	if err != nil {
 		return false
 	}
-	want := normalizeLocale(name)
-	for _, l := range strings.Split(string(out), "\n") {
-		if normalizeLocale(strings.TrimSpace(l)) == want {
-			return true
-		}
-	}
-	return false
+	return locale.Avail(strings.Split(string(out), "\n"), name)
 }
 
-// genLocale uncomments name in /etc/locale.gen (adding it when missing)
-// and runs locale-gen.
+// genLocale enables name in /etc/locale.gen (uncommented, or added with
+// its charmap) and runs locale-gen.
 func genLocale(c *statemod.Call, name string) bool {
 	p := rootPath(c, "/etc/locale.gen")
-	data, err := os.ReadFile(p)
-	if err != nil {
+	if _, err := os.Stat(p); err != nil {
 		return false
 	}
-	lang, enc, _ := strings.Cut(name, ".")
-	charset := enc
-	if charset == "" {
-		charset = "ISO-8859-1"
-	}
-	re := regexp.MustCompile(`(?m)^#\s*` + regexp.QuoteMeta(name) + `(\s.*)?$`)
-	text := string(data)
-	switch {
-	case re.MatchString(text):
-		text = re.ReplaceAllStringFunc(text, func(s string) string { return strings.TrimLeft(s, "# ") })
-	case regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `(\s|$)`).MatchString(text):
-	default:
-		if !strings.HasSuffix(text, "\n") && text != "" {
-			text += "\n"
-		}
-		text += lang
-		if enc != "" {
-			text += "." + enc
-		}
-		text += " " + charset + "\n"
-	}
-	if err := writeFileAtomic(p, []byte(text)); err != nil {
+	name = locale.WithCharmap(name)
+	if err := locale.EnableGen(p, name); err != nil {
 		return false
 	}
 	if sysRoot(c) != "" {
 		return true
 	}
-	return exec.Command("locale-gen").Run() == nil
+	return exec.Command("locale-gen", name).Run() == nil
 }
 
 func localePresent(c *statemod.Call) (*value.Map, error) {
@@ -115,13 +72,7 @@ func localePresent(c *statemod.Call) (*value.Map, error) {
 
 // systemLocale reads LANG from /etc/default/locale.
 func systemLocale(c *statemod.Call) string {
-	data, _ := os.ReadFile(rootPath(c, "/etc/default/locale"))
-	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "LANG="); ok {
-			return strings.Trim(v, `"'`)
-		}
-	}
-	return ""
+	return locale.Lang(rootPath(c, "/etc/default/locale"))
 }
 
 func localeSystem(c *statemod.Call) (*value.Map, error) {
@@ -136,23 +87,8 @@ func localeSystem(c *statemod.Call) (*value.Map, error) {
 		ret.Set("comment", "System locale "+name+" needs to be set")
 		return ret, nil
 	}
-	p := rootPath(c, "/etc/default/locale")
-	data, _ := os.ReadFile(p)
-	var lines []string
-	found := false
-	for _, l := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
-		if strings.HasPrefix(strings.TrimSpace(l), "LANG=") {
-			l, found = "LANG=\""+name+"\"", true
-		}
-		if l != "" || len(lines) > 0 {
-			lines = append(lines, l)
-		}
-	}
-	if !found {
-		lines = append(lines, "LANG=\""+name+"\"")
-	}
 	os.MkdirAll(rootPath(c, "/etc/default"), 0o755)
-	if err := writeFileAtomic(p, []byte(strings.Join(lines, "\n")+"\n")); err != nil {
+	if err := locale.SetLang(rootPath(c, "/etc/default/locale"), name); err != nil {
 		ret.Set("result", false)
 		ret.Set("comment", "Failed to set system locale to "+name)
 		return ret, nil

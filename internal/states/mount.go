@@ -6,6 +6,7 @@ package states
 // persist). Active mounts come from /proc/self/mounts.
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"strings"
 
 	"brine/internal/statemod"
+	"brine/internal/system/mounts"
 	"brine/internal/value"
 )
 
@@ -33,101 +35,15 @@ func init() {
 }
 
 // activeMounts maps mount points to their device.
-func activeMounts() map[string]string {
-	data, _ := os.ReadFile("/proc/self/mounts")
-	out := map[string]string{}
-	for _, l := range strings.Split(string(data), "\n") {
-		f := strings.Fields(l)
-		if len(f) >= 2 {
-			out[strings.ReplaceAll(f[1], `\040`, " ")] = f[0]
-		}
-	}
-	return out
-}
-
-var specialFSes = map[string]bool{"none": true, "tmpfs": true, "sysfs": true, "proc": true, "fusectl": true, "debugfs": true,
-	"securityfs": true, "devtmpfs": true, "cgroup": true, "nfs": true, "nfs4": true, "glusterfs": true, "btrfs": true}
-
-// fstabEntry is one fstab line's fields.
-type fstabEntry struct{ device, name, fstype, opts, dump, pass string }
-
-func (e fstabEntry) String() string {
-	return e.device + "\t\t" + e.name + "\t" + e.fstype + "\t" + e.opts + "\t" + e.dump + " " + e.pass + "\n"
-}
-
-func (e fstabEntry) field(k string) string {
-	switch k {
-	case "device":
-		return e.device
-	case "name":
-		return e.name
-	case "fstype":
-		return e.fstype
-	case "opts":
-		return e.opts
-	case "dump":
-		return e.dump
-	}
-	return e.pass
-}
-
-func parseFstab(line string) (fstabEntry, bool) {
-	t := strings.TrimSpace(line)
-	if t == "" || strings.HasPrefix(t, "#") {
-		return fstabEntry{}, false
-	}
-	f := strings.Fields(t)
-	if len(f) < 4 {
-		return fstabEntry{}, false
-	}
-	for len(f) < 6 {
-		f = append(f, "0")
-	}
-	return fstabEntry{f[0], f[1], f[2], f[3], f[4], f[5]}, true
-}
+func activeMounts() map[string]string { return mounts.Points("") }
 
 // setFstab is mount.set_fstab: present, new, change or bad config.
-func setFstab(path string, e fstabEntry, matchOn []string, test bool) (string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
+func setFstab(path string, e mounts.Entry, matchOn []string, test bool) (string, error) {
+	out, err := mounts.SetFstab(path, e, matchOn, false, test)
+	if errors.Is(err, mounts.ErrBadConfig) {
 		return "bad config", nil
 	}
-	lines := strings.SplitAfter(string(data), "\n")
-	if n := len(lines); n > 0 && lines[n-1] == "" {
-		lines = lines[:n-1]
-	}
-	status := ""
-	for i, l := range lines {
-		cur, ok := parseFstab(l)
-		if !ok {
-			continue
-		}
-		match := true
-		for _, k := range matchOn {
-			if cur.field(k) != e.field(k) {
-				match = false
-			}
-		}
-		if !match {
-			continue
-		}
-		status = "present"
-		if cur != e {
-			status = "change"
-			lines[i] = e.String()
-		}
-	}
-	if status == "" {
-		status = "new"
-		if n := len(lines); n > 0 && !strings.HasSuffix(lines[n-1], "\n") {
-			lines[n-1] += "\n"
-		}
-		lines = append(lines, e.String())
-	}
-	if test || status == "present" {
-		return status, nil
-	}
-	return status, writeFileAtomic(path, []byte(strings.Join(lines, "")))
+	return out, err
 }
 
 func mountOpts(v any) string {
@@ -211,22 +127,14 @@ func mountMounted(c *statemod.Call) (*value.Map, error) {
 	if !c.Bool("persist") {
 		return ret, nil
 	}
-	e := fstabEntry{strings.ReplaceAll(device, `\ `, `\040`), name, fstype, strings.ReplaceAll(opts, `\ `, `\040`),
-		value.Str(c.Get("dump")), value.Str(c.Get("pass_num"))}
+	e := mounts.Entry{Device: strings.ReplaceAll(device, `\ `, `\040`), Name: name, Fstype: fstype, Opts: strings.ReplaceAll(opts, `\ `, `\040`),
+		Dump: value.Str(c.Get("dump")), Pass: value.Str(c.Get("pass_num"))}
 	var matchOn []string
 	switch m := c.Get("match_on").(type) {
 	case *value.List:
 		matchOn = listStrings(m)
 	default:
-		s := value.Str(m)
-		switch {
-		case s == "auto" && specialFSes[fstype]:
-			matchOn = []string{"name"}
-		case s == "auto":
-			matchOn = []string{"device"}
-		default:
-			matchOn = []string{s}
-		}
+		matchOn = []string{value.Str(m)}
 	}
 	config := c.Str("config")
 	out, err := setFstab(config, e, matchOn, c.Test)
@@ -300,7 +208,7 @@ func mountUnmounted(c *statemod.Call) (*value.Map, error) {
 	found := false
 	device := c.Str("device")
 	for _, l := range strings.SplitAfter(string(data), "\n") {
-		if e, ok := parseFstab(l); ok && filepath.Clean(e.name) == name && (device == "" || e.device == device) {
+		if e, ok := mounts.ParseLine(l); ok && filepath.Clean(e.Name) == name && (device == "" || e.Device == device) {
 			found = true
 			continue
 		}

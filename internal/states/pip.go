@@ -7,6 +7,7 @@ package states
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"strings"
 
 	"brine/internal/statemod"
+	"brine/internal/system/pipcmd"
 	"brine/internal/value"
 )
 
@@ -44,29 +46,17 @@ func init() {
 		Doc: "Ensure that a Python package is not installed with pip.", Run: pipRemoved})
 }
 
-// pipBin is the pip executable for bin_env.
-func pipBin(binEnv string) (string, error) {
-	if binEnv != "" {
-		if isDir(binEnv) {
-			for _, n := range []string{"pip", "pip3"} {
-				if p := filepath.Join(binEnv, "bin", n); exists(p) {
-					return p, nil
-				}
-			}
-			return "", fmt.Errorf("Could not find a pip binary in virtualenv %s", binEnv)
-		}
-		return binEnv, nil
+// pipBin is the command that runs pip for bin_env.
+func pipBin(binEnv string) ([]string, error) {
+	argv, err := pipcmd.Bin(binEnv)
+	if errors.Is(err, pipcmd.ErrNoPip) {
+		return nil, fmt.Errorf("Command required for 'pip.installed' not found: %w", err)
 	}
-	for _, n := range []string{"pip3", "pip"} {
-		if p, err := exec.LookPath(n); err == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("Command required for 'pip.installed' not found: Could not find a `pip` binary")
+	return argv, err
 }
 
-func pipCmd(c *statemod.Call, pip string, args ...string) (string, string, error) {
-	cmd := exec.Command(pip, args...)
+func pipCmd(c *statemod.Call, pip []string, args ...string) (string, string, error) {
+	cmd := exec.Command(pip[0], append(pip[1:len(pip):len(pip)], args...)...)
 	if cwd := c.Str("cwd"); cwd != "" {
 		cmd.Dir = cwd
 	}
@@ -83,7 +73,7 @@ func pipCmd(c *statemod.Call, pip string, args ...string) (string, string, error
 // pipList is pip.list: normalized name -> version. For a virtualenv the
 // dist-info directories of its site-packages are read directly (pip
 // itself takes a second to start).
-func pipList(c *statemod.Call, pip string) (map[string]string, error) {
+func pipList(c *statemod.Call, pip []string) (map[string]string, error) {
 	if env := c.Str("bin_env"); env != "" && isDir(env) {
 		metas, _ := filepath.Glob(filepath.Join(env, "lib", "python*", "site-packages", "*.dist-info", "METADATA"))
 		m := make(map[string]string, len(metas))

@@ -12,10 +12,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"brine/internal/statemod"
+	"brine/internal/system/aptsrc"
 	"brine/internal/value"
 )
 
@@ -28,173 +28,14 @@ func init() {
 }
 
 // debSource is one apt source line.
-type debSource struct {
-	disabled bool
-	typ      string
-	options  []string // "key=value" inside [ ]
-	uri      string
-	dist     string
-	comps    []string
-	file     string
-	comment  string
-}
-
-func parseDebLine(line string) (debSource, bool) {
-	var s debSource
-	t := strings.TrimSpace(line)
-	if strings.HasPrefix(t, "#") {
-		s.disabled = true
-		t = strings.TrimSpace(strings.TrimLeft(t, "#"))
-	}
-	if body, comment, ok := strings.Cut(t, " #"); ok {
-		t, s.comment = strings.TrimSpace(body), strings.TrimSpace(comment)
-	}
-	f := strings.Fields(t)
-	if len(f) < 3 || (f[0] != "deb" && f[0] != "deb-src") {
-		return s, false
-	}
-	s.typ, f = f[0], f[1:]
-	if strings.HasPrefix(f[0], "[") {
-		var opts []string
-		for len(f) > 0 {
-			w := f[0]
-			f = f[1:]
-			end := strings.HasSuffix(w, "]")
-			w = strings.Trim(w, "[]")
-			if w != "" {
-				opts = append(opts, w)
-			}
-			if end {
-				break
-			}
-		}
-		s.options = opts
-	}
-	if len(f) < 2 {
-		return s, false
-	}
-	s.uri, s.dist, s.comps = f[0], f[1], f[2:]
-	return s, true
-}
-
-func (s debSource) line() string {
-	var b strings.Builder
-	if s.disabled {
-		b.WriteString("# ")
-	}
-	b.WriteString(s.typ)
-	if len(s.options) > 0 {
-		b.WriteString(" [" + strings.Join(s.options, " ") + "]")
-	}
-	b.WriteString(" " + s.uri + " " + s.dist)
-	for _, c := range s.comps {
-		b.WriteString(" " + c)
-	}
-	return b.String()
-}
-
-func (s debSource) sameRepo(o debSource) bool {
-	return s.typ == o.typ && strings.TrimRight(s.uri, "/") == strings.TrimRight(o.uri, "/") && s.dist == o.dist
-}
-
-func sortedCopy(xs []string) []string {
-	out := append([]string(nil), xs...)
-	sort.Strings(out)
-	return out
-}
-
-func (s debSource) equal(o debSource) bool {
-	return s.sameRepo(o) && s.disabled == o.disabled &&
-		strings.Join(sortedCopy(s.comps), " ") == strings.Join(sortedCopy(o.comps), " ") &&
-		strings.Join(sortedCopy(s.options), " ") == strings.Join(sortedCopy(o.options), " ")
-}
-
-func (s debSource) option(k string) string {
-	for _, o := range s.options {
-		if v, ok := strings.CutPrefix(o, k+"="); ok {
-			return v
-		}
-	}
-	return ""
-}
-
-// aptSourceFiles lists sources.list and sources.list.d/*.list.
-func aptSourceFiles(c *statemod.Call) []string {
-	files := []string{rootPath(c, "/etc/apt/sources.list")}
-	more, _ := filepath.Glob(rootPath(c, "/etc/apt/sources.list.d/*.list"))
-	return append(files, more...)
-}
-
-// findDebSource finds the configured source of the same repository.
-func findDebSource(c *statemod.Call, want debSource) (debSource, bool) {
-	for _, f := range aptSourceFiles(c) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, l := range strings.Split(string(data), "\n") {
-			if s, ok := parseDebLine(l); ok && s.sameRepo(want) {
-				s.file = f
-				return s, true
-			}
-		}
-	}
-	return debSource{}, false
-}
-
-// writeDebSource replaces the line of the same repository in file (or
-// in old's file) or appends it.
-func writeDebSource(path string, want debSource, old *debSource) error {
-	if old != nil && old.file != path {
-		if err := removeDebSource(old.file, *old); err != nil {
-			return err
-		}
-	}
-	data, _ := os.ReadFile(path)
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(lines) == 1 && lines[0] == "" {
-		lines = nil
-	}
-	done := false
-	for i, l := range lines {
-		if s, ok := parseDebLine(l); ok && s.sameRepo(want) && !done {
-			lines[i], done = want.line(), true
-		}
-	}
-	if !done {
-		lines = append(lines, want.line())
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return writeFileAtomic(path, []byte(strings.Join(lines, "\n")+"\n"))
-}
-
-func removeDebSource(path string, want debSource) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var keep []string
-	for _, l := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
-		if s, ok := parseDebLine(l); ok && s.sameRepo(want) {
-			continue
-		}
-		keep = append(keep, l)
-	}
-	out := strings.Join(keep, "\n")
-	if out != "" {
-		out += "\n"
-	}
-	return writeFileAtomic(path, []byte(out))
-}
+type debSource = aptsrc.Source
 
 // installAptKey saves the key for the source: to its signed-by keyring
 // (dearmored for a .gpg path), else to /etc/apt/trusted.gpg.d.
 func installAptKey(c *statemod.Call, src debSource, key []byte, name string) (string, error) {
-	path := src.option("signed-by")
+	path := src.Option("signed-by")
 	if path == "" {
-		base := strings.NewReplacer("/", "_", ":", "_").Replace(strings.TrimPrefix(strings.TrimPrefix(src.uri, "https://"), "http://"))
+		base := strings.NewReplacer("/", "_", ":", "_").Replace(strings.TrimPrefix(strings.TrimPrefix(src.URI, "https://"), "http://"))
 		path = "/etc/apt/trusted.gpg.d/" + strings.Trim(base, "_") + ".asc"
 	}
 	armored := bytes.Contains(key, []byte("-----BEGIN PGP PUBLIC KEY BLOCK-----"))
@@ -231,7 +72,7 @@ func recvAptKey(c *statemod.Call, src debSource, keyid, keyserver string) error 
 	if keyserver == "" || keyserver == "None" {
 		keyserver = "keyserver.ubuntu.com"
 	}
-	path := src.option("signed-by")
+	path := src.Option("signed-by")
 	if path == "" {
 		path = "/etc/apt/trusted.gpg.d/" + strings.ToLower(keyid) + ".gpg"
 	}
@@ -307,20 +148,20 @@ func pkgrepoManaged(c *statemod.Call) (*value.Map, error) {
 	default:
 		return fail("Repo management not implemented on this platform")
 	}
-	want, ok := parseDebLine(name)
+	want, ok := aptsrc.Parse(name)
 	if !ok {
 		return fail(fmt.Sprintf("Failed to examine repo '%s': Invalid repo definition: %s", name, name))
 	}
 	if c.Args.Has("comps") {
-		want.comps = listStrings(kwOr(c, "comps", nil))
+		want.Comps = listStrings(kwOr(c, "comps", nil))
 	}
 	if v, ok := c.Args.Get("architectures"); ok && v != nil {
-		want.options = append(want.options, "arch="+strings.Join(listStrings(v), ","))
+		want.Options = append(want.Options, "arch="+strings.Join(listStrings(v), ","))
 	}
-	if v, ok := c.Args.Get("signedby"); ok && v != nil && want.option("signed-by") == "" {
-		want.options = append(want.options, "signed-by="+value.Str(v))
+	if v, ok := c.Args.Get("signedby"); ok && v != nil && want.Option("signed-by") == "" {
+		want.Options = append(want.Options, "signed-by="+value.Str(v))
 	}
-	want.disabled = isDisabled
+	want.Disabled = isDisabled
 	file := rootPath(c, "/etc/apt/sources.list")
 	if f := value.Str(kwOr(c, "file", "")); f != "" {
 		file = rootPath(c, f)
@@ -333,14 +174,14 @@ func pkgrepoManaged(c *statemod.Call) (*value.Map, error) {
 	if v, ok := c.Args.Get("key_text"); ok && v != nil {
 		key = []byte(value.Str(v))
 	}
-	pre, hasPre := findDebSource(c, want)
+	pre, hasPre := aptsrc.Find(sysRoot(c), want)
 	keyMissing := false
 	if keySrc != "" || key != nil {
-		if p := want.option("signed-by"); p != "" && !exists(rootPath(c, p)) {
+		if p := want.Option("signed-by"); p != "" && !exists(rootPath(c, p)) {
 			keyMissing = true
 		}
 	}
-	if hasPre && pre.equal(want) && pre.file == file && !keyMissing {
+	if hasPre && pre.Equal(want) && pre.File == file && !keyMissing {
 		ret.Set("result", true)
 		ret.Set("comment", "Package repo '"+name+"' already configured")
 		return ret, nil
@@ -349,11 +190,11 @@ func pkgrepoManaged(c *statemod.Call) (*value.Map, error) {
 	if c.Test {
 		ret.Set("comment", "Package repo '"+name+"' would be configured. This may cause pkg states to behave differently than stated if this action is repeated without test=True, due to the differences in the configured repositories.")
 		if hasPre {
-			if pre.line() != want.line() {
-				changes.Set("line", value.MapOf("new", want.line(), "old", pre.line()))
+			if pre.Line() != want.Line() {
+				changes.Set("line", value.MapOf("new", want.Line(), "old", pre.Line()))
 			}
-			if pre.file != file {
-				changes.Set("file", value.MapOf("new", strings.TrimPrefix(file, sysRoot(c)), "old", strings.TrimPrefix(pre.file, sysRoot(c))))
+			if pre.File != file {
+				changes.Set("file", value.MapOf("new", strings.TrimPrefix(file, sysRoot(c)), "old", strings.TrimPrefix(pre.File, sysRoot(c))))
 			}
 			if keyMissing {
 				changes.Set("key_url", value.MapOf("new", keySrc, "old", nil))
@@ -391,18 +232,18 @@ func pkgrepoManaged(c *statemod.Call) (*value.Map, error) {
 	if hasPre {
 		old = &pre
 	}
-	if err := writeDebSource(file, want, old); err != nil {
+	if err := aptsrc.Write(file, want, old); err != nil {
 		return fail(fmt.Sprintf("Failed to configure repo '%s': %s", name, err))
 	}
 	if err := pkgrepoRefresh(c); err != nil {
 		return fail(fmt.Sprintf("Failed to configure repo '%s': %s", name, err))
 	}
 	if hasPre {
-		if pre.line() != want.line() {
-			changes.Set("line", value.MapOf("new", want.line(), "old", pre.line()))
+		if pre.Line() != want.Line() {
+			changes.Set("line", value.MapOf("new", want.Line(), "old", pre.Line()))
 		}
-		if pre.file != file {
-			changes.Set("file", value.MapOf("new", strings.TrimPrefix(file, sysRoot(c)), "old", strings.TrimPrefix(pre.file, sysRoot(c))))
+		if pre.File != file {
+			changes.Set("file", value.MapOf("new", strings.TrimPrefix(file, sysRoot(c)), "old", strings.TrimPrefix(pre.File, sysRoot(c))))
 		}
 		if keyMissing {
 			changes.Set("key_url", value.MapOf("new", keySrc, "old", nil))
@@ -421,13 +262,13 @@ func pkgrepoAbsent(c *statemod.Call) (*value.Map, error) {
 	if fam := osFamily(c); fam == "RedHat" || fam == "Suse" {
 		return yumRepoAbsent(c, ret)
 	}
-	want, ok := parseDebLine(name)
+	want, ok := aptsrc.Parse(name)
 	if !ok {
 		ret.Set("result", false)
 		ret.Set("comment", fmt.Sprintf("Failed to configure repo '%s': Invalid repo definition: %s", name, name))
 		return ret, nil
 	}
-	pre, found := findDebSource(c, want)
+	pre, found := aptsrc.Find(sysRoot(c), want)
 	if !found {
 		ret.Set("result", true)
 		ret.Set("comment", "Package repo "+name+" is absent")
@@ -437,15 +278,15 @@ func pkgrepoAbsent(c *statemod.Call) (*value.Map, error) {
 		ret.Set("comment", "Package repo '"+name+"' will be removed. This may cause pkg states to behave differently than stated if this action is repeated without test=True, due to the differences in the configured repositories.")
 		return ret, nil
 	}
-	if err := removeDebSource(pre.file, pre); err != nil {
+	if err := aptsrc.Remove(pre.File, pre); err != nil {
 		ret.Set("result", false)
 		ret.Set("comment", err.Error())
 		return ret, nil
 	}
 	// A sources.list.d file left empty is deleted, as del_repo does.
-	if pre.file != rootPath(c, "/etc/apt/sources.list") {
-		if data, err := os.ReadFile(pre.file); err == nil && strings.TrimSpace(string(data)) == "" {
-			os.Remove(pre.file)
+	if pre.File != rootPath(c, "/etc/apt/sources.list") {
+		if data, err := os.ReadFile(pre.File); err == nil && strings.TrimSpace(string(data)) == "" {
+			os.Remove(pre.File)
 		}
 	}
 	getv(ret, "changes").(*value.Map).Set("repo", name)

@@ -6,13 +6,13 @@ package states
 // zoneinfo file; the hardware clock mode is the third line of /etc/adjtime.
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"brine/internal/statemod"
+	"brine/internal/system/tzone"
 	"brine/internal/value"
 )
 
@@ -43,61 +43,20 @@ func init() {
 		Run:    timezoneSystem})
 }
 
-// readLocaltime returns the content of /etc/localtime, following a link
-// inside the system root.
-func readLocaltime(c *statemod.Call) ([]byte, error) {
-	p := rootPath(c, "/etc/localtime")
-	if target, err := os.Readlink(p); err == nil && filepath.IsAbs(target) {
-		return os.ReadFile(rootPath(c, target))
-	}
-	return os.ReadFile(p)
-}
-
-func hwclockUTC(c *statemod.Call) bool {
-	data, err := os.ReadFile(rootPath(c, "/etc/adjtime"))
-	if err != nil {
-		return true
-	}
-	lines := strings.Split(string(data), "\n")
-	return !(len(lines) > 2 && strings.TrimSpace(lines[2]) == "LOCAL")
-}
-
-func setHwclock(c *statemod.Call, utc bool) error {
-	p := rootPath(c, "/etc/adjtime")
-	lines := []string{"0.0 0 0.0", "0"}
-	if data, err := os.ReadFile(p); err == nil {
-		lines = strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-		for len(lines) < 2 {
-			lines = append(lines, "0")
-		}
-	}
-	mode := "UTC"
-	if !utc {
-		mode = "LOCAL"
-	}
-	if len(lines) > 2 {
-		lines[2] = mode
-	} else {
-		lines = append(lines[:2], mode)
-	}
-	return writeFileAtomic(p, []byte(strings.Join(lines, "\n")+"\n"))
-}
+func tzSys(c *statemod.Call) tzone.System { return tzone.System{Root: sysRoot(c)} }
 
 func timezoneSystem(c *statemod.Call) (*value.Map, error) {
 	name := c.Name()
 	ret := statemod.Ret(c.Get("name"), nil, "")
-	zone := rootPath(c, filepath.Join("/usr/share/zoneinfo", name))
-	want, err := os.ReadFile(zone)
-	if err != nil || strings.Contains(name, "..") {
+	same, err := tzSys(c).Compare(name)
+	if ce := (*tzone.CompareError)(nil); errors.As(err, &ce) && ce.Zone {
 		ret.Set("result", false)
 		ret.Set("comment", fmt.Sprintf("Unable to compare desired timezone '%s' to system timezone: zoneinfo file %s does not exist", name, filepath.Join("/usr/share/zoneinfo", name)))
 		return ret, nil
 	}
-	have, _ := readLocaltime(c)
-	same := bytes.Equal(want, have)
 	utc := c.Get("utc")
 	wantUTC := value.Truthy(utc)
-	myUTC := hwclockUTC(c)
+	myUTC := tzSys(c).UTC()
 	var messages []string
 	if same {
 		ret.Set("result", true)
@@ -128,12 +87,7 @@ func timezoneSystem(c *statemod.Call) (*value.Map, error) {
 	messages = nil
 	changes := getv(ret, "changes").(*value.Map)
 	if !same {
-		lt := rootPath(c, "/etc/localtime")
-		os.Remove(lt)
-		err := os.Symlink(filepath.Join("/usr/share/zoneinfo", name), lt)
-		if err == nil && (exists(rootPath(c, "/etc/timezone")) || isDebianRoot(c)) {
-			err = writeFileAtomic(rootPath(c, "/etc/timezone"), []byte(name+"\n"))
-		}
+		err := tzSys(c).Link(name, exists(rootPath(c, "/etc/timezone")) || isDebianRoot(c))
 		if err == nil {
 			changes.Set("timezone", name)
 			messages = append(messages, "Set timezone "+name)
@@ -144,7 +98,7 @@ func timezoneSystem(c *statemod.Call) (*value.Map, error) {
 		}
 	}
 	if doUTC {
-		if err := setHwclock(c, wantUTC); err == nil {
+		if err := tzSys(c).SetUTC(wantUTC); err == nil {
 			changes.Set("utc", utc)
 			messages = append(messages, "Set UTC to "+value.Repr(utc))
 			ret.Set("result", true)

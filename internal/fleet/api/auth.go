@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/crypto/bcrypt"
 
 	"brine/internal/system/usermgr"
 	"brine/internal/value"
@@ -97,95 +96,13 @@ func (pamBackend) groups(_ *value.Map, username string) []string {
 	return out
 }
 
-// cryptMatch checks password against a crypt(3) hash: SHA-crypt ($5$,
-// $6$), MD5-crypt ($1$, and Apache's $apr1$) and bcrypt ($2a$, $2b$,
-// $2y$). A locked ("!...") or disabled ("*") entry matches nothing.
-func cryptMatch(password, hash string) bool {
-	switch {
-	case hash == "" || strings.HasPrefix(hash, "!") || strings.HasPrefix(hash, "*"):
-		return false
-	case strings.HasPrefix(hash, "$5$"), strings.HasPrefix(hash, "$6$"):
-		return usermgr.VerifyHash(password, hash)
-	case strings.HasPrefix(hash, "$1$"):
-		return equal(md5Crypt(password, strings.TrimPrefix(hash, "$1$"), "$1$"), hash)
-	case strings.HasPrefix(hash, "$apr1$"):
-		return equal(md5Crypt(password, strings.TrimPrefix(hash, "$apr1$"), "$apr1$"), hash)
-	case strings.HasPrefix(hash, "$2a$"), strings.HasPrefix(hash, "$2b$"), strings.HasPrefix(hash, "$2y$"):
-		h := hash
-		if strings.HasPrefix(h, "$2y$") || strings.HasPrefix(h, "$2b$") {
-			h = "$2a$" + h[4:] // the same algorithm for passwords of valid UTF-8
-		}
-		return bcrypt.CompareHashAndPassword([]byte(h), []byte(password)) == nil
-	}
-	return false
-}
+// cryptMatch checks password against a crypt(3) hash (see
+// usermgr.Verify: SHA-crypt, MD5-crypt and Apache's apr1, bcrypt,
+// yescrypt, DES). A locked ("!...") or disabled ("*") entry matches
+// nothing.
+func cryptMatch(password, hash string) bool { return usermgr.Verify(password, hash) }
 
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
-
-const itoa64 = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-// md5Crypt is the MD5-based crypt of password with salt (up to 8
-// characters, ending at a '$'), with magic "$1$" (crypt(3)) or "$apr1$"
-// (Apache's htpasswd).
-func md5Crypt(password, salt, magic string) string {
-	if i := strings.IndexByte(salt, '$'); i >= 0 {
-		salt = salt[:i]
-	}
-	if len(salt) > 8 {
-		salt = salt[:8]
-	}
-	pw := []byte(password)
-	alt := md5.Sum([]byte(password + salt + password))
-	h := md5.New()
-	h.Write(pw)
-	h.Write([]byte(magic + salt))
-	for i := len(pw); i > 0; i -= 16 {
-		h.Write(alt[:min(i, 16)])
-	}
-	for i := len(pw); i > 0; i >>= 1 {
-		if i&1 != 0 {
-			h.Write([]byte{0})
-		} else {
-			h.Write(pw[:1])
-		}
-	}
-	sum := h.Sum(nil)
-	for i := 0; i < 1000; i++ {
-		r := md5.New()
-		if i&1 != 0 {
-			r.Write(pw)
-		} else {
-			r.Write(sum)
-		}
-		if i%3 != 0 {
-			r.Write([]byte(salt))
-		}
-		if i%7 != 0 {
-			r.Write(pw)
-		}
-		if i&1 != 0 {
-			r.Write(sum)
-		} else {
-			r.Write(pw)
-		}
-		sum = r.Sum(nil)
-	}
-	var out strings.Builder
-	enc := func(a, b, c byte, n int) {
-		w := uint(a)<<16 | uint(b)<<8 | uint(c)
-		for ; n > 0; n-- {
-			out.WriteByte(itoa64[w&0x3f])
-			w >>= 6
-		}
-	}
-	enc(sum[0], sum[6], sum[12], 4)
-	enc(sum[1], sum[7], sum[13], 4)
-	enc(sum[2], sum[8], sum[14], 4)
-	enc(sum[3], sum[9], sum[15], 4)
-	enc(sum[4], sum[10], sum[5], 4)
-	enc(0, 0, sum[11], 2)
-	return magic + salt + "$" + out.String()
-}
 
 // fileBackend is Salt's file eauth: a text file of user and password
 // fields (the password plain or as a hex digest), an Apache htpasswd file

@@ -27,7 +27,7 @@ func TestCryptMatch(t *testing.T) {
 		{"locked", "!$6$saltsalt$C4RIzsZQIZD5.VEF3opYL3gpxyszQ5ZhzXA6QVzJgu5AFkGPMkRyVj.ao7MicoMK9iVtJ6ezaZhxMP8Sj1Ymr0", false},
 		{"disabled", "*", false},
 		{"empty", "", false},
-		{"yescrypt (not supported)", "$y$j9T$abcdefghijklmnop$/Az7UBeS6i1VjhsBK5rTcI81.ZS8xJ49D2ecer2UYQ0", false},
+		{"yescrypt (Debian 12's default)", "$y$j9T$abcdefghijklmnop$/Az7UBeS6i1VjhsBK5rTcI81.ZS8xJ49D2ecer2UYQ0", true},
 	} {
 		if got := cryptMatch(pw, tc.hash); got != tc.ok {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.ok)

@@ -171,9 +171,27 @@ func MinionMayFire(id, tag string) bool {
 	case tag == "new_job" || proto.ValidJID(tag):
 		return false
 	case strings.HasPrefix(tag, "salt/"):
-		return strings.HasPrefix(tag, "salt/minion/"+id+"/") || strings.HasPrefix(tag, "salt/beacon/"+id+"/")
+		return strings.HasPrefix(tag, "salt/minion/"+id+"/") || strings.HasPrefix(tag, "salt/beacon/"+id+"/") ||
+			ownStateEvent(id, tag)
 	}
 	return true
+}
+
+// ownStateEvent reports a state event of the minion's own run:
+// salt/job/<jid>/prog/<id>/<run_num> (state_events) or
+// salt/state_result/<jid>/<id>/<name> (fire_event).
+func ownStateEvent(id, tag string) bool {
+	parts := strings.SplitN(tag, "/", 5)
+	if len(parts) < 5 || !proto.ValidJID(parts[2]) {
+		return false
+	}
+	switch parts[1] {
+	case "job":
+		return strings.HasPrefix(parts[3]+"/"+parts[4], "prog/"+id+"/")
+	case "state_result":
+		return parts[3] == id
+	}
+	return false
 }
 
 // Stamp is Salt's _stamp: datetime.utcnow().isoformat(), which leaves

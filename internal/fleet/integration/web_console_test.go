@@ -309,6 +309,19 @@ fourth:
 	}
 	shots.shot(ctx, "12-graph")
 
+	// A running apply's progress colours the graph live: state.apply with
+	// state_events fires one progress event per state.
+	poll(t, ctx, "the graph page listens for progress events", `window.brineGraphLive === true`)
+	if st, out := a.call(t, "POST", "/", tok, "application/json",
+		`[{"client": "local_async", "tgt": "web1", "fun": "state.apply", "kwarg": {"state_events": true}}]`); st != 200 {
+		t.Fatalf("state.apply with state_events: %d %v", st, out)
+	}
+	poll(t, ctx, "the graph shows the run's progress", `/: 4 of 4 states done\.$/.test(document.getElementById('graph-progress').textContent)`)
+	if n := count(t, ctx, "svg.graph g.node.ok"); n != 4 {
+		t.Errorf("%d states coloured as succeeded, want 4", n)
+	}
+	shots.shot(ctx, "12-graph-progress")
+
 	// A user limited to test.* on web* sees web1 and web2 only, and may
 	// not run cmd.run.
 	do(t, ctx, "logout", chromedp.Navigate(a.base+"/app/minions"), chromedp.WaitVisible(chromedp.CSS("form.logout")),

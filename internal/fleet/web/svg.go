@@ -123,8 +123,14 @@ func graphSVG(g *graph.Graph, results map[string]any) string {
 		if rn, ok := runNum[i]; ok {
 			sub += fmt.Sprintf(" · run %d", rn)
 		}
-		fmt.Fprintf(&b, `<g class="%s" tabindex="0"><title>%s</title><rect x="%d" y="%d" width="%d" height="%d" rx="6"/>`,
-			class, esc(label+" ("+c.SLS+")"), x[i], y[i], nodeW, nodeH)
+		run := ""
+		if rn, ok := runNum[i]; ok {
+			run = fmt.Sprint(rn)
+		}
+		// data-run and data-sid let the page colour the box live from the
+		// job's progress events (state_events)
+		fmt.Fprintf(&b, `<g class="%s" tabindex="0" data-run="%s" data-sid="%s"><title>%s</title><rect x="%d" y="%d" width="%d" height="%d" rx="6"/>`,
+			class, run, esc(c.ID), esc(label+" ("+c.SLS+")"), x[i], y[i], nodeW, nodeH)
 		fmt.Fprintf(&b, `<text x="%d" y="%d" class="label">%s</text><text x="%d" y="%d" class="sub">%s</text></g>`,
 			x[i]+10, y[i]+19, esc(clip(label, 32)), x[i]+10, y[i]+37, esc(clip(sub, 36)))
 	}

@@ -72,6 +72,41 @@ function liveEvents(list) {
   });
 }
 
+// The graph page: a running apply's progress events (state_events:
+// salt/job/<jid>/prog/<minion>/<run_num>) colour the boxes as each state
+// finishes; a new job starts from a clean graph.
+function liveGraph(root) {
+  const minion = root.dataset.minion;
+  const status = document.getElementById("graph-progress");
+  let jid = "";
+  let done = 0;
+  eventStream("salt/job/*/prog/" + minion + "/*", (ev) => {
+    // the master fires a minion's event with Salt's whole _minion_event
+    // load: the state's data is under "data"
+    const parts = ev.tag.split("/");
+    const d = (ev.data && (ev.data.data || ev.data)) || {};
+    const ret = d.ret;
+    if (!ret) return;
+    if (parts[2] !== jid) {
+      jid = parts[2];
+      done = 0;
+      root.querySelectorAll("g.node").forEach((n) => n.classList.remove("ok", "failed", "pending", "running"));
+    }
+    let node = root.querySelector('g.node[data-run="' + ret.__run_num__ + '"]');
+    if (!node && ret.__id__) {
+      node = Array.from(root.querySelectorAll("g.node")).find((n) => n.dataset.sid === ret.__id__);
+    }
+    if (node) {
+      node.classList.remove("ok", "failed", "pending");
+      node.classList.add(ret.result === true ? "ok" : ret.result === false ? "failed" : "pending");
+    }
+    done++;
+    status.textContent = "Job " + jid + ": " + done + " of " + (d.len || "?") + " states done.";
+  }, (state) => {
+    if (state === "open") window.brineGraphLive = true;
+  });
+}
+
 // The run page: completion of function names, loaded once.
 function completeFunctions(list) {
   fetch(list.dataset.src, { credentials: "same-origin" })
@@ -95,4 +130,6 @@ document.addEventListener("DOMContentLoaded", () => {
   if (results) liveJob(results);
   const events = document.getElementById("events");
   if (events) liveEvents(events);
+  const graph = document.getElementById("graph-live");
+  if (graph) liveGraph(graph);
 });

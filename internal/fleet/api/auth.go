@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 
-
 	"brine/internal/system/usermgr"
 	"brine/internal/value"
 )

@@ -389,4 +389,3 @@ func shadowIsTrue(x any) bool {
 	}
 	return value.Truthy(x)
 }
-

@@ -368,3 +368,20 @@ func (c *cluster) lookup(jid string) map[string]any {
 }
 
 var _ = proto.Version
+
+// startAccepted writes the config of minion id, whose key the master's
+// store holds already, with extra options, and starts it.
+func (c *cluster) startAccepted(id, extra string) {
+	d := c.minionDir(id)
+	c.write(filepath.Join("minions", id, "minion"), fmt.Sprintf(`id: %s
+master: 127.0.0.1
+master_port: %d
+pki_dir: %s/pki
+cachedir: %s/cache
+acceptance_wait_time: 0.3
+master_tls_ca: %s/master/pki/tls/ca.crt
+log_level: info
+%s
+`, id, c.port, d, d, c.dir, extra))
+	c.minions[id] = c.start("minion-"+id, "minion", "-c", d)
+}

@@ -38,17 +38,7 @@ func jobCluster(t *testing.T, id, extra string, setup func(c *cluster)) *cluster
 		t.Fatal(err)
 	}
 	c.startMaster()
-	c.write(filepath.Join("minions", id, "minion"), fmt.Sprintf(`id: %s
-master: 127.0.0.1
-master_port: %d
-pki_dir: %s/pki
-cachedir: %s/cache
-acceptance_wait_time: 0.3
-master_tls_ca: %s/master/pki/tls/ca.crt
-log_level: info
-%s
-`, id, c.port, d, d, c.dir, extra))
-	c.minions[id] = c.start("minion-"+id, "minion", "-c", d)
+	c.startAccepted(id, extra)
 	c.waitPing(id)
 	return c
 }

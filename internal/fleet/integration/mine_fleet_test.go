@@ -2,7 +2,6 @@ package integration
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,18 +38,7 @@ func acceptedCluster(t *testing.T, setup func(c *cluster), minions map[string]st
 	}
 	c.startMaster()
 	for id, extra := range minions {
-		d := c.minionDir(id)
-		c.write(filepath.Join("minions", id, "minion"), fmt.Sprintf(`id: %s
-master: 127.0.0.1
-master_port: %d
-pki_dir: %s/pki
-cachedir: %s/cache
-acceptance_wait_time: 0.3
-master_tls_ca: %s/master/pki/tls/ca.crt
-log_level: info
-%s
-`, id, c.port, d, d, c.dir, extra))
-		c.minions[id] = c.start("minion-"+id, "minion", "-c", d)
+		c.startAccepted(id, extra)
 	}
 	c.waitPing(ids...)
 	return c

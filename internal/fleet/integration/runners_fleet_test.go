@@ -88,17 +88,7 @@ never:
 	c.write("srv/salt/orch/wheel.sls", "accept_m3:\n  salt.wheel:\n    - name: key.accept\n    - match: m3\n")
 	c.startMaster()
 	for _, id := range []string{"m1", "m2"} {
-		d := c.minionDir(id)
-		c.write(filepath.Join("minions", id, "minion"), fmt.Sprintf(`id: %s
-master: 127.0.0.1
-master_port: %d
-pki_dir: %s/pki
-cachedir: %s/cache
-acceptance_wait_time: 0.3
-master_tls_ca: %s/master/pki/tls/ca.crt
-log_level: info
-`, id, c.port, d, d, c.dir))
-		c.minions[id] = c.start("minion-"+id, "minion", "-c", d)
+		c.startAccepted(id, "")
 	}
 	c.waitPing("m1", "m2")
 	return c

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/sha1"
 	"crypto/sha256"
-	"crypto/sha3"
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
@@ -17,23 +16,11 @@ import (
 	"math/big"
 	"os"
 	"unicode/utf8"
+
+	"brine/internal/pyops"
 )
 
 // Filters of salt/utils/hashutils.py.
-
-// hashes are the hashlib constructors file_hashsum and random_hash accept.
-var hashes = map[string]func() hash.Hash{
-	"md5":      md5.New,
-	"sha1":     sha1.New,
-	"sha224":   sha256.New224,
-	"sha256":   sha256.New,
-	"sha384":   sha512.New384,
-	"sha512":   sha512.New,
-	"sha3_224": func() hash.Hash { return sha3.New224() },
-	"sha3_256": func() hash.Hash { return sha3.New256() },
-	"sha3_384": func() hash.Hash { return sha3.New384() },
-	"sha3_512": func() hash.Hash { return sha3.New512() },
-}
 
 func digest(v any, h func() hash.Hash) (any, error) {
 	b, err := toBytes(v)
@@ -125,7 +112,7 @@ func randomHash(size any, hashType any) (any, error) {
 	if truthy(hashType) {
 		name = pyStr(hashType)
 	}
-	h, ok := hashes[name]
+	h, ok := pyops.Hashlib(name)
 	if !ok {
 		return nil, pyErr(excAttributeError, "module 'hashlib' has no attribute '%s'", name)
 	}
@@ -151,7 +138,7 @@ func randomHash(size any, hashType any) (any, error) {
 // fileHashsum is salt.utils.hashutils.get_hash.
 func fileHashsum(path, form any) (any, error) {
 	name := pyStr(form)
-	h, ok := hashes[name]
+	h, ok := pyops.Hashlib(name)
 	if !ok {
 		return nil, pyErr(excValueError, "Invalid hash type: %s", name)
 	}

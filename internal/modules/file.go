@@ -4,11 +4,6 @@ package modules
 // (onlyif/unless with fun:) use.
 
 import (
-	"crypto/md5"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha3"
-	"crypto/sha512"
 	"encoding/hex"
 	"fmt"
 	"hash"
@@ -22,6 +17,7 @@ import (
 
 	"brine/internal/execmod"
 	"brine/internal/fileops"
+	"brine/internal/pyops"
 	"brine/internal/value"
 )
 
@@ -287,35 +283,8 @@ func uidToUser(uid int64) any {
 	return uid
 }
 
-// hashLengths is salt.utils.files.HASHES: hex digest length by hash type.
-var hashLengths = map[int]string{32: "md5", 40: "sha1", 56: "sha224", 64: "sha256", 96: "sha384", 128: "sha512"}
-
 // hashNew returns the hashlib constructor of name, as getattr(hashlib, name).
-func hashNew(name string) (func() hash.Hash, bool) {
-	switch name {
-	case "md5":
-		return md5.New, true
-	case "sha1":
-		return sha1.New, true
-	case "sha224":
-		return sha256.New224, true
-	case "sha256":
-		return sha256.New, true
-	case "sha384":
-		return sha512.New384, true
-	case "sha512":
-		return sha512.New, true
-	case "sha3_224":
-		return func() hash.Hash { return sha3.New224() }, true
-	case "sha3_256":
-		return func() hash.Hash { return sha3.New256() }, true
-	case "sha3_384":
-		return func() hash.Hash { return sha3.New384() }, true
-	case "sha3_512":
-		return func() hash.Hash { return sha3.New512() }, true
-	}
-	return nil, false
-}
+func hashNew(name string) (func() hash.Hash, bool) { return pyops.Hashlib(name) }
 
 // fileHash is salt.utils.hashutils.get_hash: the hex digest of path.
 func fileHash(path, form string) (string, error) {
@@ -359,12 +328,12 @@ func fileCheckHash(_ *execmod.Context, args []any, kwargs *value.Map) (any, erro
 		form, want, _ = strings.Cut(sum, sep)
 	} else {
 		n := utf8.RuneCountInString(sum)
-		form, want = hashLengths[n], sum
+		form, want = fileops.HashTypeOfLen(n), sum
 		if form == "" {
 			lens := []int{32, 40, 56, 64, 96, 128}
 			parts := make([]string, len(lens))
 			for i, l := range lens {
-				parts[i] = fmt.Sprintf("%s (%d)", hashLengths[l], l)
+				parts[i] = fmt.Sprintf("%s (%d)", fileops.HashTypeOfLen(l), l)
 			}
 			return nil, &execmod.InvocationError{Msg: fmt.Sprintf("Hash %s (length: %d) could not be matched to a supported hash type. The supported hash types and lengths are: %s", sum, n, strings.Join(parts, ", "))}
 		}

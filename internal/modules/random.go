@@ -6,15 +6,9 @@ package modules
 // cron minutes with seed=grains['id'] gets the numbers Salt gives.
 
 import (
-	"crypto/md5"
 	"crypto/rand"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha3"
-	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
-	"hash"
 	"math/big"
 
 	"brine/internal/execmod"
@@ -35,18 +29,12 @@ func init() {
 	execmod.Register("random.shuffle", randFilter("shuffle", "random_shuffle"), "Return the elements of value in a random order (seed makes it repeatable).")
 }
 
-var randHashes = map[string]func() hash.Hash{
-	"md5": md5.New, "sha1": sha1.New, "sha224": sha256.New224, "sha256": sha256.New, "sha384": sha512.New384, "sha512": sha512.New,
-	"sha3_224": func() hash.Hash { return sha3.New224() }, "sha3_256": func() hash.Hash { return sha3.New256() },
-	"sha3_384": func() hash.Hash { return sha3.New384() }, "sha3_512": func() hash.Hash { return sha3.New512() },
-}
-
 func randHash(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 	v, _, err := execmod.Bind("hash", args, kwargs, execmod.Req("value"), execmod.Opt("algorithm", "sha512"))
 	if err != nil {
 		return nil, err
 	}
-	h, ok := randHashes[value.Str(v[1])]
+	h, ok := pyops.Hashlib(value.Str(v[1]))
 	if !ok {
 		return nil, execmod.Errorf("You must specify a valid algorithm.")
 	}

@@ -4,17 +4,14 @@
 package sshkeys
 
 import (
-	"crypto/md5"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"hash"
 	"os"
 	"regexp"
 	"strings"
+
+	"brine/internal/pyops"
 )
 
 // Key is one authorized key.
@@ -96,23 +93,11 @@ func Fingerprint(key, hashType string) (string, bool, error) {
 	if hashType == "" {
 		hashType = "sha256"
 	}
-	var h hash.Hash
-	switch strings.ToLower(hashType) {
-	case "md5":
-		h = md5.New()
-	case "sha1":
-		h = sha1.New()
-	case "sha224":
-		h = sha256.New224()
-	case "sha256":
-		h = sha256.New()
-	case "sha384":
-		h = sha512.New384()
-	case "sha512":
-		h = sha512.New()
-	default:
+	newHash, ok := pyops.Hashlib(strings.ToLower(hashType))
+	if !ok {
 		return "", false, fmt.Errorf("The fingerprint_hash_type %s is not supported.", strings.ToLower(hashType))
 	}
+	h := newHash()
 	raw, err := base64.StdEncoding.DecodeString(key)
 	if err != nil {
 		return "", false, nil

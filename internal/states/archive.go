@@ -136,16 +136,16 @@ func archiveExtracted(c *statemod.Call) (*value.Map, error) {
 				return ret, nil
 			}
 			f := strings.Fields(string(hd))
-			if len(f) == 0 || hashByLen[len(f[0])] == "" {
+			if len(f) == 0 || fileops.HashTypeOfLen(len(f[0])) == "" {
 				ret.Set("comment", "Source hash "+sh+" format is invalid.")
 				return ret, nil
 			}
-			typ, sum = hashByLen[len(f[0])], strings.ToLower(f[0])
+			typ, sum = fileops.HashTypeOfLen(len(f[0])), strings.ToLower(f[0])
 			base := source[strings.LastIndexByte(source, '/')+1:]
 			for _, line := range strings.Split(string(hd), "\n") {
 				lf := strings.Fields(line)
-				if len(lf) > 1 && strings.TrimPrefix(lf[len(lf)-1], "*") == base && hashByLen[len(lf[0])] != "" {
-					typ, sum = hashByLen[len(lf[0])], strings.ToLower(lf[0])
+				if len(lf) > 1 && strings.TrimPrefix(lf[len(lf)-1], "*") == base && fileops.HashTypeOfLen(len(lf[0])) != "" {
+					typ, sum = fileops.HashTypeOfLen(len(lf[0])), strings.ToLower(lf[0])
 				}
 			}
 		} else if typ, sum, err = sourceSum(c, sh, name, source); err != nil {

@@ -4,10 +4,6 @@ package states
 // sources for file.managed.
 
 import (
-	"crypto/md5"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
 	"encoding/hex"
 	"fmt"
 	"hash"
@@ -18,27 +14,16 @@ import (
 
 	"brine/internal/execmod"
 	"brine/internal/fileops"
+	"brine/internal/pyops"
 	"brine/internal/statemod"
 )
 
-var hashByLen = map[int]string{32: "md5", 40: "sha1", 56: "sha224", 64: "sha256", 96: "sha384", 128: "sha512"}
-
 func newHash(typ string) (hash.Hash, bool) {
-	switch typ {
-	case "md5":
-		return md5.New(), true
-	case "sha1":
-		return sha1.New(), true
-	case "sha224":
-		return sha256.New224(), true
-	case "sha256":
-		return sha256.New(), true
-	case "sha384":
-		return sha512.New384(), true
-	case "sha512":
-		return sha512.New(), true
+	h, ok := pyops.Hashlib(typ)
+	if !ok {
+		return nil, false
 	}
-	return nil, false
+	return h(), true
 }
 
 // sourceSum is file.get_source_sum.

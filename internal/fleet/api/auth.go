@@ -4,18 +4,16 @@ import (
 	"bufio"
 	"crypto/md5"
 	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"hash"
 	"os"
 	"os/user"
 	"strconv"
 	"strings"
 
+	"brine/internal/pyops"
 	"brine/internal/system/usermgr"
 	"brine/internal/value"
 )
@@ -213,23 +211,11 @@ func (fileBackend) auth(conf *value.Map, username, password string) bool {
 
 // digest is Salt's hashutil.digest: the hex digest of s.
 func digest(s, kind string) (string, bool) {
-	var h hash.Hash
-	switch kind {
-	case "md5":
-		h = md5.New()
-	case "sha1":
-		h = sha1.New()
-	case "sha224":
-		h = sha256.New224()
-	case "sha256":
-		h = sha256.New()
-	case "sha384":
-		h = sha512.New384()
-	case "sha512":
-		h = sha512.New()
-	default:
+	newHash, ok := pyops.Hashlib(kind)
+	if !ok {
 		return "", false
 	}
+	h := newHash()
 	h.Write([]byte(s))
 	return hex.EncodeToString(h.Sum(nil)), true
 }

@@ -192,9 +192,8 @@ func (s *Server) root(w http.ResponseWriter, r *http.Request) {
 		}
 		s.reply(w, r, http.StatusOK, value.MapOf("return", "Welcome", "clients", cl))
 	case http.MethodPost:
-		t, err := s.Authenticate(r)
-		if err != nil {
-			s.fail(w, r, err)
+		t, ok := s.authed(w, r, "")
+		if !ok {
 			return
 		}
 		data, _, err := readBody(r)
@@ -271,13 +270,8 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		s.notAllowed(w, r)
-		return
-	}
-	t, err := s.Authenticate(r)
-	if err != nil {
-		s.fail(w, r, err)
+	t, ok := s.authed(w, r, http.MethodPost)
+	if !ok {
 		return
 	}
 	s.Logout(t.Token)
@@ -288,9 +282,8 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 // minions is GET /minions[/mid] (grains.items on the minions) and POST
 // /minions (a local_async job).
 func (s *Server) minions(w http.ResponseWriter, r *http.Request) {
-	t, err := s.Authenticate(r)
-	if err != nil {
-		s.fail(w, r, err)
+	t, ok := s.authed(w, r, "")
+	if !ok {
 		return
 	}
 	switch r.Method {
@@ -340,13 +333,8 @@ func (s *Server) minions(w http.ResponseWriter, r *http.Request) {
 // jobs is GET /jobs (runner jobs.list_jobs) and GET /jobs/jid (runner
 // jobs.list_job: its description under info, the returns under return).
 func (s *Server) jobs(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet {
-		s.notAllowed(w, r)
-		return
-	}
-	t, err := s.Authenticate(r)
-	if err != nil {
-		s.fail(w, r, err)
+	t, ok := s.authed(w, r, http.MethodGet)
+	if !ok {
 		return
 	}
 	jid := r.PathValue("jid")
@@ -383,13 +371,8 @@ func asMap(v any) *value.Map {
 // keys is GET /keys (wheel key.list_all) and GET /keys/mid (the key's
 // fingerprint, as wheel key.finger gives it).
 func (s *Server) keys(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet {
-		s.notAllowed(w, r)
-		return
-	}
-	t, err := s.Authenticate(r)
-	if err != nil {
-		s.fail(w, r, err)
+	t, ok := s.authed(w, r, http.MethodGet)
+	if !ok {
 		return
 	}
 	mid := r.PathValue("mid")
@@ -450,9 +433,8 @@ func Fingers(pki, pattern, hashType string) (*value.Map, error) {
 // events streams the event bus as Server-Sent Events, each as salt-api
 // writes them: a tag line and a data line holding {"tag", "data"}.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
-	t, err := s.Authenticate(r)
-	if err != nil {
-		s.fail(w, r, err)
+	t, ok := s.authed(w, r, "")
+	if !ok {
 		return
 	}
 	c, err := s.Client()
@@ -580,4 +562,19 @@ func (r *Reach) allows(data *value.Map) bool {
 		return len(l.Items) == 0
 	}
 	return true
+}
+
+// authed checks the request's method (when method is not "") and its
+// token, and answers the request itself when either is wrong.
+func (s *Server) authed(w http.ResponseWriter, r *http.Request, method string) (*Token, bool) {
+	if method != "" && r.Method != method {
+		s.notAllowed(w, r)
+		return nil, false
+	}
+	t, err := s.Authenticate(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return nil, false
+	}
+	return t, true
 }

@@ -182,20 +182,23 @@ func init() {
 func cpEnv(ctx *execmod.Context, v any) string { return listSaltenv(ctx, v) }
 
 // splitEnv is salt.utils.url.split_env: a salt:// URL without its
-// ?saltenv= query, and that environment.
-func splitEnv(u string) (string, string) {
+// ?saltenv= query, and that environment (env when the URL names none).
+func splitEnv(u, env string) (string, string) {
 	if !strings.HasPrefix(u, "salt://") {
-		return u, ""
+		return u, env
 	}
 	base, q, ok := strings.Cut(u, "?")
 	if !ok {
-		return u, ""
+		return u, env
 	}
 	vals, err := url.ParseQuery(q)
 	if err != nil {
-		return base, ""
+		return base, env
 	}
-	return base, vals.Get("saltenv")
+	if e := vals.Get("saltenv"); e != "" {
+		return base, e
+	}
+	return base, env
 }
 
 // saltRel is the file client's _check_proto: the path of a salt:// URL.
@@ -266,10 +269,7 @@ func isFileAt(p string) bool { st, err := os.Stat(p); return err == nil && st.Mo
 // (a directory takes the file's base name; "" is the cache location). It
 // returns the path written (or already up to date), or false.
 func fetchSalt(ctx *execmod.Context, u, dest string, makedirs bool, env string) (any, error) {
-	u, senv := splitEnv(u)
-	if senv != "" {
-		env = senv
-	}
+	u, env = splitEnv(u, env)
 	rel, err := saltRel(u)
 	if err != nil {
 		return nil, err
@@ -376,10 +376,7 @@ func cpGetFile(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	p, senv := splitEnv(p)
-	if senv != "" {
-		env = senv
-	}
+	p, env = splitEnv(p, env)
 	h, err := hashFile(ctx, p, env)
 	if err != nil {
 		return nil, err
@@ -418,10 +415,7 @@ func cpHashFile(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 		return nil, err
 	}
 	env := cpEnv(ctx, v[1])
-	p, senv := splitEnv(execmod.String(v[0]))
-	if senv != "" {
-		env = senv
-	}
+	p, env := splitEnv(execmod.String(v[0]), env)
 	return hashFile(ctx, p, env)
 }
 
@@ -446,10 +440,7 @@ func cpGetDir(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	p, senv := splitEnv(p)
-	if senv != "" {
-		env = senv
-	}
+	p, env = splitEnv(p, env)
 	rel, err := saltRel(p)
 	if err != nil {
 		return nil, err
@@ -716,10 +707,7 @@ func cpGetURL(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) 
 
 // cacheURL is the file client's cache_file.
 func cacheURL(ctx *execmod.Context, u, env string) (any, error) {
-	u, senv := splitEnv(u)
-	if senv != "" {
-		env = senv
-	}
+	u, env = splitEnv(u, env)
 	empty := ""
 	return getURLTo(ctx, u, &empty, true, env, "")
 }
@@ -731,10 +719,7 @@ func cpCacheFile(ctx *execmod.Context, args []any, kwargs *value.Map) (any, erro
 		return nil, err
 	}
 	env := cpEnv(ctx, v[1])
-	u, senv := splitEnv(execmod.String(v[0]))
-	if senv != "" {
-		env = senv
-	}
+	u, env := splitEnv(execmod.String(v[0]), env)
 	empty := ""
 	sh := ""
 	if value.Truthy(v[2]) {
@@ -871,10 +856,7 @@ func cpCacheDest(ctx *execmod.Context, args []any, kwargs *value.Map) (any, erro
 		return u, nil
 	}
 	if pu.Scheme == "salt" {
-		base, senv := splitEnv(u)
-		if senv != "" {
-			env = senv
-		}
+		base, env := splitEnv(u, env)
 		rel, _ := saltRel(base)
 		return cacheLoc(ctx, env, rel), nil
 	}
@@ -937,10 +919,7 @@ func cpIsCached(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 		return nil, err
 	}
 	env := cpEnv(ctx, v[1])
-	p, senv := splitEnv(execmod.String(v[0]))
-	if senv != "" {
-		env = senv
-	}
+	p, env := splitEnv(execmod.String(v[0]), env)
 	u := p
 	if rel, ok := strings.CutPrefix(p, "salt://"); ok {
 		p = rel

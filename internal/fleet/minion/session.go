@@ -311,6 +311,9 @@ func (s *Session) run(job proto.Job, refreshed *atomic.Bool) proto.Return {
 	kwargs.Set("__pub_tgt", job.Tgt)
 	kwargs.Set("__pub_tgt_type", job.TgtType)
 	kwargs.Set("__pub_ret", "")
+	// what ran before the function (the pillar's rendering) used a loader
+	// of its own in Salt: its retcode is not the job's (as in brine call)
+	ctx.SetRetcode(0)
 	v, err := safeCall(fn, ctx, args, kwargs)
 	if err != nil {
 		var inv *execmod.InvocationError

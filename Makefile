@@ -7,7 +7,7 @@ LDFLAGS := -X brine/internal/version.Version=$(VERSION)
 
 MANDIR ?= /usr/local/share/man
 
-.PHONY: all build install install-man check test race bench conformance
+.PHONY: all build install install-man check test race bench fuzz conformance
 
 all: check test build
 
@@ -39,6 +39,13 @@ race:
 BENCH ?= Stages
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime 1x -timeout 60m -json ./internal/highstate | $(GO) run ./tools/benchreport
+
+# Every fuzz target for FUZZTIME each (CI: 3s); FUZZ narrows them by
+# "package/FuzzName" regexp: make fuzz FUZZTIME=1h FUZZ=jinja.
+FUZZTIME ?= 3s
+FUZZ ?= .
+fuzz:
+	tools/fuzz.sh -t $(FUZZTIME) '$(FUZZ)'
 
 conformance: build
 	../shared/conformance/run --bin ./brine

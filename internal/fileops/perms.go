@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"brine/internal/system/atomicfile"
 	"brine/internal/value"
 )
 
@@ -350,7 +351,7 @@ func WriteAtomic(path string, data []byte, private bool) error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("[Errno 2] No such file or directory: %s", path)
 	}
-	tmp, err := CreateTemp(dir, filepath.Base(path))
+	tmp, err := atomicfile.CreateTemp(dir, filepath.Base(path))
 	if err != nil {
 		return err
 	}
@@ -389,7 +390,7 @@ func WriteAtomic(path string, data []byte, private bool) error {
 		return err
 	}
 	ok = true
-	SyncDir(dir)
+	atomicfile.SyncDir(dir)
 	if slog.Default().Enabled(context.Background(), slog.LevelDebug) {
 		slog.Debug(fmt.Sprintf("Wrote file %s (%d bytes)", path, len(data)))
 	}

@@ -7,11 +7,10 @@ package states
 import (
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 
-	"brine/internal/fileops"
 	"brine/internal/statemod"
+	"brine/internal/system/atomicfile"
 	"brine/internal/value"
 )
 
@@ -134,46 +133,12 @@ func (h *hostsFile) write() error {
 			b.WriteString(strings.TrimSpace(line) + "\n")
 		}
 	}
-	return writeFileAtomic(h.path, []byte(b.String()))
+	return atomicfile.Write(h.path, []byte(b.String()))
 }
 
-// writeFileAtomic replaces path with data through a temporary file in the
-// same directory, keeping the mode of an existing file.
-func writeFileAtomic(path string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	dir := path[:strings.LastIndexByte(path, '/')+1]
-	if dir == "" {
-		dir = "."
-	}
-	f, err := fileops.CreateTemp(dir, filepath.Base(path))
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	fileops.SyncDir(dir)
-	return nil
-}
+// writeFileAtomic replaces path with data, keeping an existing file's
+// mode (atomicfile.Write).
+func writeFileAtomic(path string, data []byte) error { return atomicfile.Write(path, data) }
 
 // rmAlias is hosts.rm_host on the parsed file.
 func (h *hostsFile) rmAlias(ip, alias string) {
@@ -448,5 +413,5 @@ func setHostLine(path, ip, aliases string) error {
 		}
 		lines = append(lines, newLine)
 	}
-	return writeFileAtomic(path, []byte(strings.Join(lines, "")))
+	return atomicfile.Write(path, []byte(strings.Join(lines, "")))
 }

@@ -1,4 +1,4 @@
-package fileops
+package atomicfile
 
 import (
 	"os"
@@ -34,7 +34,7 @@ func TestWriteAtomicTempFiles(t *testing.T) {
 		}
 	}
 	target := filepath.Join(dir, "target")
-	if err := WriteAtomic(target, []byte("new\n"), false); err != nil {
+	if err := Write(target, []byte("new\n")); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(target); string(b) != "new\n" {
@@ -56,7 +56,7 @@ func TestWriteAtomicTempFiles(t *testing.T) {
 	}
 	// A long target name still gives a valid temporary name.
 	long := filepath.Join(dir, strings.Repeat("x", 250))
-	if err := WriteAtomic(long, []byte("x"), false); err != nil {
+	if err := Write(long, []byte("x")); err != nil {
 		t.Errorf("long name: %v", err)
 	}
 }

@@ -75,6 +75,11 @@ type RunOptions struct {
 	// JID is the run's job id and MinionID the minion's id (event tags).
 	JID      string
 	MinionID string
+	// MaxParallel caps how many parallel: True states run at once (the
+	// state_max_parallel option); 0 means no cap, as in Salt 3006, which
+	// starts a process for each. States past the cap wait for a slot;
+	// evaluation order and results are unchanged.
+	MaxParallel int
 }
 
 // ErrRender is returned for requisite data Salt rejects with a
@@ -94,6 +99,7 @@ type runner struct {
 	done    int
 
 	procs map[string]*proc
+	slots chan struct{} // parallel states running, when MaxParallel caps them
 	err   error
 	ix    *chunkIndex
 	tags  map[*value.Map]string
@@ -148,6 +154,9 @@ func newRunner(chunks []*value.Map, opts RunOptions) *runner {
 	}
 	if r.ctx == nil {
 		r.ctx = context.Background()
+	}
+	if opts.MaxParallel > 0 {
+		r.slots = make(chan struct{}, opts.MaxParallel)
 	}
 	if r.reg == nil {
 		r.reg = statemod.Default

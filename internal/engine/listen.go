@@ -38,9 +38,13 @@ func (r *runner) callParallel(c *statemod.Call, low *value.Map) *value.Map {
 	if retry {
 		rd = verifyRetryData(get(low, "retry"))
 	}
-	now, sleep, ctx, test := r.now, r.opts.Sleep, r.ctx, r.opts.Test
+	now, sleep, ctx, test, slots := r.now, r.opts.Sleep, r.ctx, r.opts.Test, r.slots
 	go func() {
 		defer close(p.done)
+		if slots != nil {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+		}
 		if cc.Env.Exec != nil {
 			defer cc.Env.Exec.Release()
 		}

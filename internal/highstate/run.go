@@ -175,6 +175,7 @@ func (r *Run) runOptions(test bool) engine.RunOptions {
 		DisabledRequisites: optStrings(r.Opts, "disabled_requisites"),
 		StateRunsDisabled:  disabledRuns,
 		Refresh:            r.refresh,
+		MaxParallel:        optInt(r.Opts, "state_max_parallel", 0),
 	}
 	r.eventOptions(&opts)
 	return opts

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"net/url"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -45,6 +46,11 @@ func Load(dir string, overrides *value.Map) (*Config, error) {
 	c.opts.Update(overrides)
 	c.markSet(overrides)
 	c.apply()
+	// A socket path too long for AF_UNIX moves into the cachedir.
+	if sock, cache := c.String("sock_dir"), c.String("cachedir"); len(sock) > len(cache)+10 {
+		c.opts.Set("sock_dir", filepath.Join(cache, ".salt-unix"))
+	}
+	c.prependRootDir(minionRootDirOpts, "log_file", "key_logfile")
 	return c, nil
 }
 
@@ -222,6 +228,59 @@ func (c *Config) apply() {
 			c.opts.Set("saltenv", ev)
 		}
 	}
+}
+
+// The path options Salt places under root_dir (apply_minion_config,
+// apply_master_config), besides the log files, which it places only when
+// they are not URLs (udp://, file://).
+var (
+	minionRootDirOpts = []string{"pki_dir", "cachedir", "pidfile", "sock_dir", "extension_modules"}
+	masterRootDirOpts = []string{"pki_dir", "cachedir", "pidfile", "sock_dir", "extension_modules",
+		"autosign_file", "autoreject_file", "token_dir", "syndic_dir", "sqlite_queue_dir", "autosign_grains_dir"}
+)
+
+// prependRootDir is salt.config.prepend_root_dir: each path option that is
+// relative, or absolute under Salt's default root ("/"), is moved under
+// root_dir and normalised (salt.utils.path.join); logKeys are added when
+// their value has no URL scheme.
+func (c *Config) prependRootDir(keys []string, logKeys ...string) {
+	for _, k := range logKeys {
+		if s, ok := c.opts.Get(k); ok {
+			if str, isStr := s.(string); isStr {
+				if u, err := url.Parse(str); err == nil && u.Scheme == "" {
+					keys = append(keys, k)
+				}
+			}
+		}
+	}
+	root, _ := c.opts.Get("root_dir")
+	rootStr, ok := root.(string)
+	if !ok || rootStr == "" {
+		return
+	}
+	if abs, err := filepath.Abs(rootStr); err == nil {
+		rootStr = abs
+	}
+	for _, k := range keys {
+		v, ok := c.opts.Get(k)
+		p, isStr := v.(string)
+		if !ok || !isStr {
+			continue
+		}
+		c.opts.Set(k, underRoot(rootStr, p))
+	}
+}
+
+// underRoot places path under root as prepend_root_dir does. Salt's
+// default root is "/" (empty once its separator is stripped), so every
+// absolute path counts as under it; a path below root keeps only its part
+// below root (root itself, leaving nothing, is placed whole: /r/r).
+func underRoot(root, path string) string {
+	rel := path
+	if root != "/" && strings.HasPrefix(path, root+"/") {
+		rel = path[len(root):]
+	}
+	return filepath.Join(root, strings.TrimLeft(filepath.Clean(rel), "/"))
 }
 
 // normalizeRoots mirrors _validate_file_roots: a non-mapping falls back to

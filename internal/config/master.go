@@ -72,6 +72,7 @@ func LoadMaster(dir string, overrides *value.Map) (*Config, error) {
 	}
 	c.opts.Update(overrides)
 	c.apply()
+	c.prependRootDir(masterRootDirOpts, "log_file", "key_logfile", "ssh_log_file")
 	c.opts.Set("__role", "master")
 	return c, nil
 }

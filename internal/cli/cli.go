@@ -300,6 +300,10 @@ func Call(args []string, stdout, stderr io.Writer) int {
 		return exitMissing
 	}
 	cargs, ckwargs := yamlload.ParseInput(rest[1:], nil)
+	if err := execmod.CheckKwargs(ctx.Registry, fun, ckwargs); err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitGeneric
+	}
 	jid := addPubData(ckwargs, fun)
 	defer writeCallProc(cfg, fun, jid, stderr)()
 	// what ran before the function (the pillar's rendering) used a loader

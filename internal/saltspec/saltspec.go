@@ -327,3 +327,22 @@ func NotImplemented(kind Kind, full string) string {
 	}
 	return fmt.Sprintf("%s is a Salt %s %s function that brine does not implement yet", full, SaltVersion(), kind)
 }
+
+// InvalidKwargs returns the keys that Salt 3006's minion would refuse as
+// keyword arguments of the execution function full (load_args_and_kwargs:
+// a key is valid when the function takes **kwargs or names it as a
+// parameter), in the order given. Functions Salt does not have, and keys
+// starting with "__", are never refused.
+func InvalidKwargs(full string, keys []string) []string {
+	f := std.lookup(Exec, full)
+	if f == nil || f.TakesKwargs() {
+		return nil
+	}
+	var bad []string
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "__") && !f.Accepts(k) {
+			bad = append(bad, k)
+		}
+	}
+	return bad
+}

@@ -273,3 +273,21 @@ func BenchmarkDecodeAll(b *testing.B) {
 		}
 	}
 }
+
+func TestInvalidKwargs(t *testing.T) {
+	for _, tt := range []struct {
+		fun  string
+		keys []string
+		want string
+	}{
+		{"test.ping", []string{"foo"}, "foo"},
+		{"test.ping", []string{"__pub_jid"}, ""},
+		{"cmd.run", []string{"cmd", "cwd", "nope"}, ""}, // cmd.run takes **kwargs
+		{"test.echo", []string{"text", "x", "y"}, "x,y"},
+		{"nosuch.fun", []string{"x"}, ""},
+	} {
+		if got := strings.Join(InvalidKwargs(tt.fun, tt.keys), ","); got != tt.want {
+			t.Errorf("InvalidKwargs(%s, %v) = %q, want %q", tt.fun, tt.keys, got, tt.want)
+		}
+	}
+}

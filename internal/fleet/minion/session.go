@@ -301,6 +301,9 @@ func (s *Session) run(job proto.Job, refreshed *atomic.Bool) proto.Return {
 		ret.Out = e.Outputter
 	}
 	args := job.Arg.List()
+	if err := execmod.CheckKwargs(ctx.Registry, job.Fun, job.Kwarg.Map()); err != nil {
+		return finish(fmt.Sprintf("ERROR executing '%s': %s", job.Fun, err), 1)
+	}
 	// Salt's publication data: functions binding their arguments drop
 	// it; cmd.* reads __pub_jid to default python_shell to True.
 	kwargs := job.Kwarg.Map().Copy()

@@ -18,6 +18,7 @@ import (
 var layer = map[string]int{
 	"value": 0, "diag": 0, "saltspec": 0, "version": 0,
 	"yamlload": 1, "pyops": 1, "dag": 1,
+	"catalog":   1, // the runner and returner registries as the sys.* execution functions list them
 	"jinja":     2,
 	"jinjasalt": 3, "fileserver": 3, "grains": 3, "config": 3, "render": 3, "match": 3, "state": 3,
 	"system":  3,

@@ -3,6 +3,8 @@ package execmod
 import (
 	"fmt"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"brine/internal/render"
 	"brine/internal/value"
@@ -29,11 +31,8 @@ type Context struct {
 	// through RenderContext; nil means render.Default.
 	Renderers *render.Registry
 
-	// Values is Salt's __context__: a per-run scratch space modules share
-	// (caches, flags). Keys should be prefixed with the module name.
-	Values map[string]any
-
-	retcode  int
+	cache    *Cache // Salt's __context__, through Cache
+	retcode  int64  // atomic: templates rendered concurrently may set it
 	services map[string]any
 	forked   []any // the services Fork made for this context
 }
@@ -55,7 +54,7 @@ func NewContext() *Context {
 		Grains:   value.NewMap(0),
 		Pillar:   value.NewMap(0),
 		Registry: Default,
-		Values:   map[string]any{},
+		cache:    &Cache{},
 	}
 }
 
@@ -100,15 +99,17 @@ func (c *Context) Callable(name string) (value.Callable, bool) {
 
 // SetRetcode sets Salt's __context__["retcode"]: the exit status salt-call
 // reports for this run.
-func (c *Context) SetRetcode(rc int) { c.retcode = rc }
+func (c *Context) SetRetcode(rc int) { atomic.StoreInt64(&c.retcode, int64(rc)) }
 
 // Retcode returns the code set by SetRetcode (0 when none was set).
-func (c *Context) Retcode() int { return c.retcode }
+func (c *Context) Retcode() int { return int(atomic.LoadInt64(&c.retcode)) }
 
 // SetService attaches a run-wide service under name (for example the
 // highstate layer's compiler). Consumers find it with Service and assert
 // the small interface they need.
 func (c *Context) SetService(name string, s any) {
+	servicesMu.Lock()
+	defer servicesMu.Unlock()
 	if c.services == nil {
 		c.services = map[string]any{}
 	}
@@ -116,7 +117,16 @@ func (c *Context) SetService(name string, s any) {
 }
 
 // Service returns the service attached under name, or nil.
-func (c *Context) Service(name string) any { return c.services[name] }
+func (c *Context) Service(name string) any {
+	servicesMu.RLock()
+	defer servicesMu.RUnlock()
+	return c.services[name]
+}
+
+// servicesMu guards the services of every Context: a service may be
+// started lazily by a function called from a template while other
+// templates render on other goroutines.
+var servicesMu sync.RWMutex
 
 // SaltenvOr returns the call's saltenv, else opts["saltenv"], else def.
 func (c *Context) SaltenvOr(def string) string {
@@ -191,17 +201,19 @@ type Releaser interface {
 // they are Forkable (the others are shared). Call Release on the copy
 // when it ends.
 func (c *Context) Fork() *Context {
+	servicesMu.RLock()
 	f := *c
-	f.Values = map[string]any{}
+	f.cache = &Cache{}
 	f.services = make(map[string]any, len(c.services))
 	for name, s := range c.services {
 		f.services[name] = s
 	}
+	servicesMu.RUnlock()
 	f.forked = nil
-	for name, s := range c.services {
+	for name, s := range f.services {
 		if fk, ok := s.(Forkable); ok {
 			fs := fk.Fork(&f)
-			f.services[name] = fs
+			f.SetService(name, fs)
 			f.forked = append(f.forked, fs)
 		}
 	}
@@ -215,4 +227,83 @@ func (c *Context) Release() {
 			r.Release()
 		}
 	}
+}
+
+// Cache is Salt's __context__: a per-run scratch space modules share
+// (caches, flags), safe for concurrent use (templates rendered on several
+// goroutines call execution functions). Keys should be prefixed with the
+// module name. Values stored are shared, not copied: store values that
+// are not changed afterwards, or guard them.
+type Cache struct {
+	mu sync.Mutex
+	m  map[string]any
+}
+
+// Load returns the value stored under key and whether there is one.
+func (c *Cache) Load(key string) (any, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[key]
+	return v, ok
+}
+
+// Get returns the value stored under key, or nil: the one-line form for
+// a type assertion (v, ok := ctx.Cache().Get("mod.key").(string)).
+func (c *Cache) Get(key string) any {
+	v, _ := c.Load(key)
+	return v
+}
+
+// Store sets the value of key.
+func (c *Cache) Store(key string, v any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]any{}
+	}
+	c.m[key] = v
+}
+
+// Delete removes key.
+func (c *Cache) Delete(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, key)
+}
+
+// LoadOrStore returns the value stored under key (loaded true), else
+// stores v and returns it (loaded false).
+func (c *Cache) LoadOrStore(key string, v any) (actual any, loaded bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.m[key]; ok {
+		return old, true
+	}
+	if c.m == nil {
+		c.m = map[string]any{}
+	}
+	c.m[key] = v
+	return v, false
+}
+
+// cacheInit guards the lazy creation of a Context's Cache (a Context
+// built without NewContext has none yet).
+var cacheInit sync.Mutex
+
+// Cache returns the context's __context__.
+func (c *Context) Cache() *Cache {
+	cacheInit.Lock()
+	defer cacheInit.Unlock()
+	if c.cache == nil {
+		c.cache = &Cache{}
+	}
+	return c.cache
+}
+
+// NewCache gives c an empty __context__ of its own: for a copy of a
+// context (ctx2 := *ctx) that must not share the original's.
+func (c *Context) NewCache() {
+	cacheInit.Lock()
+	defer cacheInit.Unlock()
+	c.cache = &Cache{}
 }

@@ -94,8 +94,19 @@ func BenchmarkLowstateMix1k(b *testing.B)  { benchLowstate(b, "mix", 50, 20) }
 func BenchmarkLowstateMix10k(b *testing.B) { benchLowstate(b, "mix", 500, 20) }
 func BenchmarkLowstateNop10k(b *testing.B) { benchLowstate(b, "nop", 1000, 10) }
 
-// The same with two render workers.
-func BenchmarkLowstateMix10kParallel(b *testing.B) { benchLowstate(b, "mix", 500, 20, 2) }
+// The same with explicit render workers (the ones above use the default,
+// defaultRenderWorkers): serial, and 2 and 4 goroutines.
+//
+//	go test ./internal/highstate -run XXX -bench 'Lowstate.*W[124]$' -benchtime 3x
+func BenchmarkLowstateMix1kW1(b *testing.B)  { benchLowstate(b, "mix", 50, 20, 1) }
+func BenchmarkLowstateMix1kW2(b *testing.B)  { benchLowstate(b, "mix", 50, 20, 2) }
+func BenchmarkLowstateMix1kW4(b *testing.B)  { benchLowstate(b, "mix", 50, 20, 4) }
+func BenchmarkLowstateMix10kW1(b *testing.B) { benchLowstate(b, "mix", 500, 20, 1) }
+func BenchmarkLowstateMix10kW2(b *testing.B) { benchLowstate(b, "mix", 500, 20, 2) }
+func BenchmarkLowstateMix10kW4(b *testing.B) { benchLowstate(b, "mix", 500, 20, 4) }
+func BenchmarkLowstateNop10kW1(b *testing.B) { benchLowstate(b, "nop", 1000, 10, 1) }
+func BenchmarkLowstateNop10kW2(b *testing.B) { benchLowstate(b, "nop", 1000, 10, 2) }
+func BenchmarkLowstateNop10kW4(b *testing.B) { benchLowstate(b, "nop", 1000, 10, 4) }
 
 // benchCompileOnly measures the compiler alone: every file is rendered
 // once up front, and each iteration compiles deep copies of the results.

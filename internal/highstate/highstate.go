@@ -38,7 +38,8 @@ type Run struct {
 	// with the run's options). Tests set a plain YAML renderer.
 	Render func(data []byte, path, source, saltenv, sls string) (any, error)
 
-	kwargs *value.Map // the call's keyword arguments
+	kwargs *value.Map   // the call's keyword arguments
+	sched  *renderSched // the speculative renders of RenderHighstate
 }
 
 func optString(opts *value.Map, key, def string) string {
@@ -146,10 +147,39 @@ func (r *Run) renderData(data []byte, path, source, saltenv, sls string) (any, e
 	// the one salt-call reads the retcode from: a failed cmd.run in a
 	// template does not change the run's exit code
 	defer r.Ctx.SetRetcode(r.Ctx.Retcode())
+	return r.renderWith(data, path, source, saltenv, sls, nil)
+}
+
+// renderGated renders src while speculative renders run (parallel.go):
+// the template's execution function calls go through g, and a file whose
+// pipeline is not pure renders alone.
+func (r *Run) renderGated(data []byte, src fileserver.SLS, g *gate) (any, error) {
+	if g.job == nil && (!r.purePipeline(data) || mutates(data)) {
+		return g.exclusive(func() (any, error) {
+			return r.renderWith(data, src.Path, src.Source, src.Env, src.Name, g)
+		})
+	}
+	defer func() {
+		if g.owns {
+			g.unlock()
+		}
+	}()
+	return r.renderWith(data, src.Path, src.Source, src.Env, src.Name, g)
+}
+
+// renderWith renders data through the pipeline, the template's execution
+// function calls going through g when it is not nil.
+func (r *Run) renderWith(data []byte, path, source, saltenv, sls string, g *gate) (any, error) {
 	rc := r.Ctx.RenderContext(saltenv)
+	if g != nil {
+		rc.Salt = g.salt(rc.Salt)
+	}
 	cachedir := optString(r.Opts, "cachedir", "")
 	if rc.Loader == nil {
 		rc.Loader = &execmod.CachedFiles{Src: r.Roots, Cachedir: cachedir}
+	}
+	if g != nil {
+		rc.Loader = gatedLoader{Loader: rc.Loader, g: g}
 	}
 	rc.Path = filepath.Join(cachedir, "files", saltenv, filepath.FromSlash(source))
 	rc.Source = source
@@ -227,7 +257,6 @@ func (r *Run) TopMatches(t *value.Map) (*value.Map, error) {
 func (r *Run) compiler() *compile.Compiler {
 	c := r.newCompiler()
 	c.Exact = exactCompile
-	c.Workers = optInt(r.Opts, "brine_render_workers", 1)
 	return c
 }
 
@@ -253,13 +282,28 @@ var exactCompile bool
 
 func (r *Run) newCompiler() *compile.Compiler {
 	return compile.New(r.Avail, compile.RendererFunc(func(s fileserver.SLS) (any, error) {
+		if r.sched != nil {
+			return r.sched.take(s)
+		}
 		return r.renderFile(s.Path, s.Source, s.Env, s.Name)
 	}), optBool(r.Opts, "state_auto_order", true))
 }
 
-// RenderHighstate renders the SLS of matches into high data.
+// RenderHighstate renders the SLS of matches into high data, the
+// top-level SLS on brine_render_workers goroutines ahead of the compiler
+// (parallel.go) unless a render is already under way.
 func (r *Run) RenderHighstate(matches *value.Map) (*value.Map, []string) {
-	return r.compiler().RenderHighstate(matches)
+	c := r.compiler()
+	if r.sched == nil {
+		if s := r.startRenders(matches); s != nil {
+			r.sched = s
+			defer func() {
+				s.finish()
+				r.sched = nil
+			}()
+		}
+	}
+	return c.RenderHighstate(matches)
 }
 
 // CompileHighstate is Salt's compile_highstate: the high data of the top

@@ -8,6 +8,7 @@ package modules
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -286,9 +287,9 @@ func aptHold(hold bool) execmod.Func {
 			if l, ok := sel.GetString("hold"); ok && l.(*value.List).Len() > 0 {
 				held = true
 			}
+			// Salt asks for the hold selection only when holding, so an
+			// unknown package is held too (dpkg then ignores it).
 			switch {
-			case hold && sel.Len() == 0:
-				r.Set("comment", "Package "+t+" not currently held.")
 			case !hold && sel.Len() == 0:
 				r.Set("comment", "Package "+t+" does not have a state.")
 			case hold == held:
@@ -314,7 +315,10 @@ func aptHold(hold bool) execmod.Func {
 				if err != nil {
 					return nil, err
 				}
-				c, _ := changes.GetString(t)
+				c, ok := changes.GetString(t)
+				if !ok {
+					return nil, execmod.Errorf("'%s'", t)
+				}
 				r.Set("changes", c)
 				r.Set("result", true)
 				if hold {
@@ -364,7 +368,9 @@ func aptFileList(byPackage bool) execmod.Func {
 		}
 		m, _ := res.(*value.Map)
 		if !value.Equal(cmdGet(m, "retcode"), int64(0)) {
-			return "Error:  " + execmod.String(cmdGet(m, "stderr")), nil
+			msg := "Error:  " + execmod.String(cmdGet(m, "stderr"))
+			slog.Error(msg)
+			return msg, nil
 		}
 		files := map[string]bool{}
 		pkgs := value.NewMap(0)
@@ -390,24 +396,26 @@ func aptFileList(byPackage bool) execmod.Func {
 	}
 }
 
-func aptRepoMap(src aptsrc.Source) *value.Map {
-	var archs []string
-	if a := src.Option("arch"); a != "" {
-		archs = strings.Split(a, ",")
-	}
-	return value.MapOf("file", src.File, "comps", strList(src.Comps), "disabled", src.Disabled, "enabled", !src.Disabled,
-		"dist", src.Dist, "type", src.Type, "uri", src.URI, "line", src.Raw, "architectures", strList(archs), "signedby", src.Option("signed-by"))
+// aptRepoMap is one source as list_repos reports it.
+func aptRepoMap(e aptsrc.Entry) *value.Map {
+	return value.MapOf("file", e.File, "comps", strList(aptNonNil(e.Comps)), "disabled", e.Disabled, "enabled", !e.Disabled,
+		"dist", e.Dist, "type", e.Type, "uri", e.URI, "line", strings.TrimSpace(e.Line), "architectures", strList(aptNonNil(e.Architectures)),
+		"signedby", e.SignedBy)
 }
 
+// aptRepos is list_repos: the valid sources by URI, in file order.
 func aptRepos(ctx *execmod.Context) *value.Map {
 	ret := value.NewMap(0)
-	for _, src := range aptsrc.List(sysRoot(ctx)) {
-		l, ok := ret.GetString(src.URI)
+	for _, e := range aptsrc.Load(sysRoot(ctx)).Entries {
+		if e.Invalid {
+			continue
+		}
+		l, ok := ret.GetString(e.URI)
 		if !ok {
 			l = value.NewList()
-			ret.Set(src.URI, l)
+			ret.Set(e.URI, l)
 		}
-		l.(*value.List).Append(aptRepoMap(src))
+		l.(*value.List).Append(aptRepoMap(e))
 	}
 	return ret
 }
@@ -417,24 +425,37 @@ func aptListRepos(ctx *execmod.Context, _ []any, _ *value.Map) (any, error) {
 }
 
 func aptGetRepo(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	v, _, err := execmod.Bind("get_repo", args, kwargs, execmod.Req("repo"))
+	v, rest, err := execmod.Bind("get_repo", args, kwargs, execmod.Req("repo"))
 	if err != nil {
 		return nil, err
 	}
-	want, ok := aptsrc.Parse(value.Str(v[0]))
-	if !ok {
-		return nil, execmod.Errorf("Error: repo '%s' is not a well formatted definition", value.Str(v[0]))
+	repo := value.Str(v[0])
+	auth, hasAuth := rest.GetString("ppa_auth")
+	if strings.HasPrefix(repo, "ppa:") && ppaOS(ctx) {
+		if !hasAuth {
+			auth = nil
+		}
+		if repo, err = expandPPA(repo, execmod.String(ctxGrain(ctx, "oscodename")), auth); err != nil {
+			return nil, err
+		}
 	}
-	for _, src := range aptsrc.List(sysRoot(ctx)) {
-		if src.Type != want.Type || src.URI != want.URI || src.Dist != want.Dist {
+	want := aptsrc.ParseEntry(repo, "")
+	uri := want.URI
+	if hasAuth && value.Truthy(auth) {
+		if scheme, host, ok := strings.Cut(uri, "://"); ok && (scheme == "http" || scheme == "https") && !strings.HasPrefix(host, value.Str(auth)) {
+			uri = scheme + "://" + value.Str(auth) + "@" + host
+		}
+	}
+	for _, e := range aptsrc.Load(sysRoot(ctx)).Entries {
+		if e.Invalid || e.Type != want.Type || e.URI != uri || e.Dist != want.Dist {
 			continue
 		}
 		if len(want.Comps) == 0 {
-			return aptRepoMap(src), nil
+			return aptRepoMap(e), nil
 		}
 		for _, c := range want.Comps {
-			if contains(src.Comps, c) {
-				return aptRepoMap(src), nil
+			if contains(e.Comps, c) {
+				return aptRepoMap(e), nil
 			}
 		}
 	}
@@ -532,7 +553,8 @@ func fileTime(p string) (string, int64, bool) {
 	return t.Format("2006-01-02T15:04:05") + "Z", t.Unix(), true
 }
 
-// dpkgInfo is dpkg_lowpkg.info: the fields of each installed package.
+// dpkgInfo is dpkg_lowpkg.info: the fields of each installed package
+// (with what dselect's available file adds).
 func dpkgInfo(ctx *execmod.Context, names []string, failhard bool, attr []string) (*value.Map, error) {
 	res, err := runArgv(ctx, "cmd.run_all", append([]string{"dpkg-query", "-W", "-f=" + dpkgInfoFormat}, names...))
 	if err != nil {
@@ -540,6 +562,7 @@ func dpkgInfo(ctx *execmod.Context, names []string, failhard bool, attr []string
 	}
 	m, _ := res.(*value.Map)
 	ret := value.NewMap(0)
+	avail := dselectAvail()
 	if !value.Equal(cmdGet(m, "retcode"), int64(0)) {
 		if failhard {
 			return nil, execmod.Errorf("Error getting packages information: %s", execmod.String(cmdGet(m, "stderr")))
@@ -578,12 +601,22 @@ func dpkgInfo(ctx *execmod.Context, names []string, failhard bool, attr []string
 			pkg.Set("build_date_time_t", sec)
 		}
 		pkg.Set("description", descr)
-		pkg.Delete("installed_size")
+		if extra, ok := avail[name]; ok {
+			extra.Range(func(k, v any) bool {
+				if _, ok := pkg.Get(k); !ok {
+					pkg.Set(k, v)
+				}
+				return true
+			})
+		}
+		for _, k := range []string{"installed_size", "depends", "recommends", "provides", "replaces", "conflicts", "bugs", "description-md5", "task"} {
+			pkg.Delete(k)
+		}
 		if lic := pkgLicense(name); lic != "" {
 			pkg.Set("license", lic)
 		}
 		if len(attr) > 0 {
-			for _, k := range pkg.Keys() {
+			for _, k := range append([]any(nil), pkg.Keys()...) {
 				if !contains(attr, value.Str(k)) {
 					pkg.Delete(k)
 				}
@@ -602,9 +635,12 @@ func mapGet(m *value.Map, k string) any {
 // pkgBuildTime is _get_pkg_build_time: the mtime of the first file of
 // /usr/share/doc/<name>, else of a changelog the package lists.
 func pkgBuildTime(ctx *execmod.Context, name string) (string, int64, bool) {
-	if ents, err := os.ReadDir(filepath.Join("/usr/share/doc", name)); err == nil {
-		for _, e := range ents {
-			if iso, sec, ok := fileTime(filepath.Join("/usr/share/doc", name, e.Name())); ok {
+	// The first file in directory order (os.listdir's), not sorted.
+	if d, err := os.Open(filepath.Join("/usr/share/doc", name)); err == nil {
+		names, _ := d.Readdirnames(-1)
+		d.Close()
+		for _, e := range names {
+			if iso, sec, ok := fileTime(filepath.Join("/usr/share/doc", name, e)); ok {
 				return iso, sec, true
 			}
 		}
@@ -705,15 +741,23 @@ func aptInfoInstalled(ctx *execmod.Context, args []any, kwargs *value.Map) (any,
 }
 
 // callApt is Salt's _call_apt: an apt command with its non-interactive
-// environment, through cmd.run_all.
+// environment, through cmd.run_all, again while the apt lock is held.
 func callApt(ctx *execmod.Context, argv []string, kw ...any) (*value.Map, error) {
 	env := value.MapOf("APT_LISTBUGS_FRONTEND", "none", "APT_LISTCHANGES_FRONTEND", "none", "DEBIAN_FRONTEND", "noninteractive", "UCF_FORCE_CONFFOLD", "1")
-	res, err := runArgv(ctx, "cmd.run_all", argv, append([]any{"env", env}, kw...)...)
-	if err != nil {
-		return nil, err
+	for count := 0; ; count++ {
+		res, err := runArgv(ctx, "cmd.run_all", argv, append([]any{"env", env}, kw...)...)
+		if err != nil {
+			return nil, err
+		}
+		m, _ := res.(*value.Map)
+		// Like Salt, wait for another apt or dpkg holding the lock: ten
+		// more tries, 2, 4, ... 1024 seconds apart.
+		if count >= 10 || !strings.Contains(execmod.String(cmdGet(m, "stderr")), "Could not get lock") {
+			return m, nil
+		}
+		slog.Warn(fmt.Sprintf("Waiting for dpkg lock release: retrying... %d/100", count+1))
+		time.Sleep(time.Duration(1<<(count+1)) * time.Second)
 	}
-	m, _ := res.(*value.Map)
-	return m, nil
 }
 
 var aptConfRE = regexp.MustCompile(`(?m)^Conf ([^ ]+) \(([^ ]+)`)

@@ -84,6 +84,7 @@ type cmdReq struct {
 	successErr    []string
 	hideOutput    bool
 	logLevel      *slog.Level // output_loglevel; nil is quiet
+	bg            bool        // start and return without waiting (cmd.run_bg)
 }
 
 func bindCmd(ctx *execmod.Context, fun string, args []any, kwargs *value.Map, redirect bool, pyShellDefault bool) (*cmdReq, error) {
@@ -355,6 +356,9 @@ func runCmd(ctx *execmod.Context, r *cmdReq) (*value.Map, error) {
 		cmd.Stdin = strings.NewReader(*r.stdin)
 	}
 	logExecuting(r, cwd)
+	if r.bg {
+		return startBg(cmd, r)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	if r.redirect {
@@ -538,6 +542,9 @@ func logExecuting(r *cmdReq, cwd string) {
 		fmt.Fprintf(&b, "in group '%s' ", r.group)
 	}
 	fmt.Fprintf(&b, "in directory '%s'", cwd)
+	if r.bg {
+		b.WriteString(". Executing command in the background, no output will be logged.")
+	}
 	slog.Info(b.String())
 }
 

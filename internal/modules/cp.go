@@ -3,6 +3,7 @@ package modules
 // cp.go is salt/modules/cp.py: reading files from the file server.
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -16,7 +17,9 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"brine/internal/execmod"
@@ -955,4 +958,116 @@ func cpEnvs(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 		return strList(el.Envs()), nil
 	}
 	return value.NewList(), nil
+}
+
+func init() {
+	execmod.Register("cp.cache_master", cpCacheMaster, "Cache every file of the file server's saltenv on the minion; returns their local paths.")
+	execmod.Register("cp.cache_local_file", cpCacheLocalFile, "Copy a local file into the minion's cache (cachedir/localfiles) unless an identical copy is there; returns the cached path, '' when the file is missing.")
+	execmod.Register("cp.list_master_symlinks", cpListMasterSymlinks, "Map the symlinks of the file server's saltenv (those starting with prefix) to their targets.")
+	execmod.Register("cp.stat_file", cpStatFile, "The mode of a salt:// file (or local path): '0644' when octal=True, else st_mode as a number; None when missing.")
+}
+
+func cpCacheMaster(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("cache_master", args, kwargs, execmod.Opt("saltenv", nil))
+	if err != nil {
+		return nil, err
+	}
+	env := cpEnv(ctx, v[0])
+	out := value.NewList()
+	for _, rel := range saltFiles(ctx, env) {
+		r, err := cacheURL(ctx, "salt://"+rel, env)
+		if err != nil {
+			return nil, err
+		}
+		out.Append(r)
+	}
+	return out, nil
+}
+
+func cpCacheLocalFile(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("cache_local_file", args, kwargs, execmod.Req("path"))
+	if err != nil {
+		return nil, err
+	}
+	p := execmod.String(v[0])
+	if _, err := os.Stat(p); err != nil {
+		return "", nil
+	}
+	cached, err := cpIsCached(ctx, []any{p}, value.NewMap(0))
+	if err != nil {
+		return nil, err
+	}
+	if c := execmod.String(cached); c != "" {
+		a, errA := os.ReadFile(p)
+		b, errB := os.ReadFile(c)
+		if errA == nil && errB == nil && bytes.Equal(a, b) {
+			return c, nil
+		}
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, execmod.Errorf("%s", pyOSError(err))
+	}
+	dest := filepath.Join(optString(ctx.Opts, "cachedir"), "localfiles", strings.TrimLeft(p, "/"))
+	if err := os.MkdirAll(filepath.Dir(dest), 0o777); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(dest, data, 0o666); err != nil {
+		return nil, execmod.Errorf("%s", pyOSError(err))
+	}
+	return dest, nil
+}
+
+func cpListMasterSymlinks(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("list_master_symlinks", args, kwargs, execmod.Opt("saltenv", nil), execmod.Opt("prefix", ""))
+	if err != nil {
+		return nil, err
+	}
+	type symlinkLister interface {
+		SymlinkList(env, prefix string) *value.Map
+	}
+	if sl, ok := fileServer(ctx).(symlinkLister); ok {
+		return sl.SymlinkList(cpEnv(ctx, v[0]), execmod.String(v[1])), nil
+	}
+	return value.NewMap(0), nil
+}
+
+func cpStatFile(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("stat_file", args, kwargs, execmod.Req("path"), execmod.Opt("saltenv", nil), execmod.Opt("octal", true))
+	if err != nil {
+		return nil, err
+	}
+	p, env := splitEnv(execmod.String(v[0]), cpEnv(ctx, v[1]))
+	local := p
+	if strings.HasPrefix(p, "salt://") {
+		rel, err := saltRel(p)
+		if err != nil {
+			return nil, err
+		}
+		// The file server's own path (not the cache's) carries the mode.
+		src, ok := fileServer(ctx).(execmod.FileSource)
+		if !ok {
+			return nil, nil
+		}
+		_, l, err := src.ReadFile(env, rel)
+		if err != nil {
+			return nil, nil
+		}
+		local = l
+	} else if !isFileAt(p) {
+		slog.Warn(fmt.Sprintf("specified file %s is not present to generate hash: Unsupported path: %s", p, p))
+		return nil, nil
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(local, &st); err != nil {
+		return nil, nil
+	}
+	if v[2] == true {
+		o := strconv.FormatUint(uint64(st.Mode), 8)
+		if len(o) < 4 {
+			o = strings.Repeat("0", 4-len(o)) + o
+		}
+		return o[len(o)-4:], nil
+	}
+	return int64(st.Mode), nil
 }

@@ -208,3 +208,43 @@ func TestCpRecvAndPush(t *testing.T) {
 		t.Errorf("a failed receive left retcode %d", ctx.Retcode())
 	}
 }
+
+// cp.cache_master, cache_local_file, list_master_symlinks and stat_file,
+// with the answers salt-call --local gave for the same tree.
+func TestCpCacheAndStat(t *testing.T) {
+	d := t.TempDir()
+	ctx := cpContext(t, d)
+	srv := filepath.Join(d, "srv")
+	for link, target := range map[string]string{"l.txt": "path.txt", "web/l2": "../path.txt", "out.txt": "../local/source.txt", "broken": "nowhere"} {
+		if err := os.Symlink(target, filepath.Join(srv, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(filepath.Join(srv, "path.txt"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	runCpSteps(t, ctx, d, []fileStep{
+		// As Salt's roots backend, a target starting with ".." is taken
+		// from the link itself, so out.txt stays inside; a broken link
+		// counts.
+		{fun: "cp.list_master_symlinks", want: "{'broken': 'nowhere', 'l.txt': 'path.txt', 'out.txt': '../local/source.txt', 'web/l2': '../path.txt'}"},
+		{fun: "cp.list_master_symlinks", kw: []any{"prefix", "web"}, want: "{'web/l2': '../path.txt'}"},
+		{fun: "cp.list_master_symlinks", kw: []any{"saltenv", "dev"}, want: "{}"},
+		{fun: "cp.stat_file", args: []any{"salt://path.txt"}, want: "'0640'"},
+		{fun: "cp.stat_file", args: []any{"salt://l.txt"}, kw: []any{"octal", false}, want: "33184"},
+		{fun: "cp.stat_file", args: []any{"salt://motd.j2?saltenv=dev"}, want: "'0644'"},
+		{fun: "cp.stat_file", args: []any{"salt://nope"}, want: "None"},
+		{fun: "cp.stat_file", args: []any{"{d}/local/source.txt"}, want: "'0644'"},
+		{fun: "cp.stat_file", args: []any{"{d}/nonexistent"}, want: "None"},
+		{fun: "cp.cache_local_file", args: []any{"{d}/nonexistent"}, want: "''"},
+		{fun: "cp.cache_local_file", args: []any{"{d}/local/source.txt"}, want: "'{d}/cache/localfiles{d}/local/source.txt'", after: wantFile("cache/localfiles"+d+"/local/source.txt", "local file\n")},
+		{fun: "cp.cache_local_file", args: []any{"{d}/local/source.txt"}, want: "'{d}/cache/localfiles{d}/local/source.txt'", after: func(t *testing.T, d string) {
+			// A changed file is copied again.
+			os.WriteFile(filepath.Join(d, "local/source.txt"), []byte("changed\n"), 0o644)
+		}},
+		{fun: "cp.cache_local_file", args: []any{"{d}/local/source.txt"}, want: "'{d}/cache/localfiles{d}/local/source.txt'", after: wantFile("cache/localfiles"+d+"/local/source.txt", "changed\n")},
+		{fun: "cp.cache_master", kw: []any{"saltenv", "dev"}, want: "['{d}/cache/files/dev/motd.j2']", after: wantFile("cache/files/dev/motd.j2", "dev motd\n")},
+		{fun: "cp.cache_master", want: "[False, '{d}/cache/files/base/l.txt', '{d}/cache/files/base/motd.j2', False, '{d}/cache/files/base/path.txt', '{d}/cache/files/base/web/conf/app.conf', '{d}/cache/files/base/web/conf/x.ini', '{d}/cache/files/base/web/index.html', '{d}/cache/files/base/web/l2', '{d}/cache/files/base/webby.txt']",
+			after: wantFile("cache/files/base/web/l2", "by path\n")},
+	})
+}

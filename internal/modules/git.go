@@ -1281,7 +1281,7 @@ func gitVersion(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 	if err != nil {
 		return nil, err
 	}
-	ver, ok := ctx.Values["git.version"].(string)
+	ver, ok := ctx.Cache().Get("git.version").(string)
 	if !ok {
 		ver = "unknown"
 		if m, err := gitRun(ctx, []string{"git", "--version"}, gitArgs{}, gitRunOpts{}); err == nil {
@@ -1292,7 +1292,7 @@ func gitVersion(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 				ver = f[len(f)-1]
 			}
 		}
-		ctx.Values["git.version"] = ver
+		ctx.Cache().Store("git.version", ver)
 	}
 	if !value.Truthy(v[0]) {
 		return ver, nil

@@ -122,7 +122,7 @@ func mountInfo(ctx *execmod.Context, list map[string]string) (*value.Map, error)
 	if err != nil {
 		return nil, err
 	}
-	blkid, ok := ctx.Values["disk.blkid"].(*value.Map)
+	blkid, ok := ctx.Cache().Get("disk.blkid").(*value.Map)
 	if !ok {
 		b, err := ctx.Call("disk.blkid", nil, nil)
 		if err != nil {
@@ -132,7 +132,7 @@ func mountInfo(ctx *execmod.Context, list map[string]string) (*value.Map, error)
 		if blkid == nil {
 			blkid = value.NewMap(0)
 		}
-		ctx.Values["disk.blkid"] = blkid
+		ctx.Cache().Store("disk.blkid", blkid)
 	}
 	ret := value.NewMap(0)
 	for _, line := range strings.Split(string(data), "\n") {

@@ -99,7 +99,7 @@ func pipVersionOf(ctx *execmod.Context, binEnv, cwd, user any) (string, error) {
 	if binEnv != nil {
 		key += "." + value.Str(binEnv)
 	}
-	if v, ok := ctx.Values[key]; ok {
+	if v, ok := ctx.Cache().Load(key); ok {
 		s, _ := v.(string)
 		return s, nil
 	}
@@ -114,7 +114,7 @@ func pipVersionOf(ctx *execmod.Context, binEnv, cwd, user any) (string, error) {
 	if g := regexp.MustCompile(`^pip (\S+)`).FindStringSubmatch(execmod.String(cmdGet(m, "stdout"))); g != nil {
 		ver = g[1]
 	}
-	ctx.Values[key] = ver
+	ctx.Cache().Store(key, ver)
 	return ver, nil
 }
 
@@ -123,7 +123,7 @@ func pipClearVersion(ctx *execmod.Context, binEnv any) {
 	if binEnv != nil {
 		key += "." + value.Str(binEnv)
 	}
-	delete(ctx.Values, key)
+	ctx.Cache().Delete(key)
 }
 
 func pipVersion(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {

@@ -136,7 +136,7 @@ func CompareDicts(old, new map[string]string) *value.Map {
 
 // pkgFreshInstalled drops the run's cached list and reads it again.
 func pkgFreshInstalled(ctx *execmod.Context) (pkgmgr.Installed, error) {
-	delete(ctx.Values, PkgListCacheKey)
+	ctx.Cache().Delete(PkgListCacheKey)
 	return pkgListInstalled(ctx)
 }
 

@@ -16,7 +16,7 @@ import (
 	"brine/internal/value"
 )
 
-// PkgListCacheKey is the ctx.Values key caching pkg.list_pkgs for a run
+// PkgListCacheKey is the ctx.Cache() key caching pkg.list_pkgs for a run
 // (Salt's __context__["pkg.list_pkgs"]); code that changes packages
 // deletes it.
 const PkgListCacheKey = "pkg.list_pkgs"
@@ -49,7 +49,7 @@ func PkgManager(ctx *execmod.Context) (pkgmgr.Manager, error) {
 }
 
 func pkgListInstalled(ctx *execmod.Context) (pkgmgr.Installed, error) {
-	if in, ok := ctx.Values[PkgListCacheKey].(pkgmgr.Installed); ok {
+	if in, ok := ctx.Cache().Get(PkgListCacheKey).(pkgmgr.Installed); ok {
 		return in, nil
 	}
 	m, err := PkgManager(ctx)
@@ -63,7 +63,7 @@ func pkgListInstalled(ctx *execmod.Context) (pkgmgr.Installed, error) {
 	for _, vs := range in {
 		sort.Strings(vs)
 	}
-	ctx.Values[PkgListCacheKey] = in
+	ctx.Cache().Store(PkgListCacheKey, in)
 	return in, nil
 }
 
@@ -114,10 +114,13 @@ func pkgListPkgs(ctx *execmod.Context, args []any, kwargs *value.Map) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	if value.Truthy(v[1]) || value.Truthy(v[2]) {
-		return value.NewMap(0), nil
+	var in pkgmgr.Installed
+	switch {
+	case pkgIsTrue(v[1]) || pkgIsTrue(v[2]):
+		in, err = pkgListOther(ctx, pkgIsTrue(v[1]))
+	default:
+		in, err = pkgListInstalled(ctx)
 	}
-	in, err := pkgListInstalled(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +129,29 @@ func pkgListPkgs(ctx *execmod.Context, args []any, kwargs *value.Map) (any, erro
 		out.Set(n, pkgVersionsValue(in[n], value.Truthy(v[0])))
 	}
 	return out, nil
+}
+
+// pkgListOther lists the packages removed but not purged (removed), or
+// those wanted purged but still installed: {} where the manager cannot
+// tell.
+func pkgListOther(ctx *execmod.Context, removed bool) (pkgmgr.Installed, error) {
+	m, err := PkgManager(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in := pkgmgr.Installed{}
+	if l, ok := m.(pkgmgr.RemovedLister); ok && removed {
+		in, err = l.ListRemoved(context.Background())
+	} else if l, ok := m.(pkgmgr.PurgeDesiredLister); ok && !removed {
+		in, err = l.ListPurgeDesired(context.Background())
+	}
+	if err != nil {
+		return nil, execmod.Errorf("listing packages: %s", err)
+	}
+	for _, vs := range in {
+		sort.Strings(vs)
+	}
+	return in, nil
 }
 
 func pkgLatestVersion(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {

@@ -148,7 +148,7 @@ type syncRequest struct {
 // matches for this minion, else base (cached in __context__ for the run).
 func topFileEnvs(ctx *execmod.Context) []string {
 	const key = "saltutil._top_file_envs"
-	if envs, ok := ctx.Values[key].([]string); ok {
+	if envs, ok := ctx.Cache().Get(key).([]string); ok {
 		return envs
 	}
 	envs := []string{"base"}
@@ -161,9 +161,7 @@ func topFileEnvs(ctx *execmod.Context) []string {
 			})
 		}
 	}
-	if ctx.Values != nil {
-		ctx.Values[key] = envs
-	}
+	ctx.Cache().Store(key, envs)
 	return envs
 }
 

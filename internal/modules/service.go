@@ -1,11 +1,17 @@
 package modules
 
-// service.go is Salt's service virtual module (systemd_service.py,
-// debian_service.py, rh_service.py), through internal/system/svcmgr.
+// service.go is Salt's service virtual module on Debian: with systemd
+// booted, systemd_service.py; without it, debian_service.py. Where
+// systemctl is installed but systemd is not PID 1 (a container), Salt
+// loads both under "service": debian_service's functions, plus the ones
+// only systemd_service has (mask, show, get_static, ...) running
+// systemctl in its offline mode. The systemd work is done by
+// internal/system/svcmgr.Systemd.
 
 import (
 	"context"
-	"os"
+	"fmt"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -19,24 +25,9 @@ import (
 )
 
 // SvcManagerService is the ctx service name under which a run (or a test)
-// can supply its own svcmgr.Manager.
+// can supply its own svcmgr.Manager: a *svcmgr.Systemd (its Runner runs
+// the commands) or a *svcmgr.SysV (its Root relocates /etc).
 const SvcManagerService = "svcmgr"
-
-func init() {
-	execmod.Register("service.status", serviceStatus, "True when service name is running (a mapping for a glob).")
-	execmod.Register("service.available", serviceAvailable, "True when service name exists.")
-	execmod.Register("service.missing", serviceMissing, "True when service name does not exist.")
-	execmod.Register("service.enabled", serviceEnabled, "True when service name starts at boot.")
-	execmod.Register("service.disabled", serviceDisabled, "True when service name does not start at boot.")
-	execmod.Register("service.masked", serviceMasked, "True when service name is masked (systemd).")
-	execmod.Register("service.get_all", serviceGetAll, "Return the sorted names of all services.")
-	for _, a := range []string{"start", "stop", "restart", "reload", "enable", "disable", "mask", "unmask"} {
-		action := a
-		execmod.Register("service."+action, func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-			return serviceAction(ctx, action, args, kwargs)
-		}, strings.ToUpper(action[:1])+action[1:]+" service name; True on success.")
-	}
-}
 
 // SvcManager returns the init system manager of the run: the one attached
 // as the svcmgr service, else systemd or SysV as this machine runs.
@@ -44,334 +35,438 @@ func SvcManager(ctx *execmod.Context) svcmgr.Manager {
 	if m, ok := ctx.Service(SvcManagerService).(svcmgr.Manager); ok {
 		return m
 	}
-	return svcmgr.New(system.Exec{})
-}
-
-func serviceNameArg(fun string, args []any, kwargs *value.Map) (string, error) {
-	v, _, err := execmod.Bind(fun, args, kwargs, execmod.Req("name"), execmod.Opt("sig", nil))
-	if err != nil {
-		return "", err
+	m := svcmgr.New(system.Exec{})
+	if sd, ok := m.(*svcmgr.Systemd); ok {
+		scope, err := ctx.Call("config.get", []any{"systemd.scope", true}, nil)
+		sd.NoScope = err == nil && !value.Truthy(scope)
 	}
-	return execmod.String(v[0]), nil
+	return m
 }
 
-func serviceBoolFunc(ctx *execmod.Context, fun string, args []any, kwargs *value.Map, f func(svcmgr.Manager, string) (bool, error)) (any, error) {
-	name, err := serviceNameArg(fun, args, kwargs)
+// svcSystemd is the systemd manager systemd_service's functions use:
+// booted, or offline where systemctl is installed; nil where Salt would
+// not load systemd_service.
+func svcSystemd(ctx *execmod.Context) *svcmgr.Systemd {
+	switch m := SvcManager(ctx).(type) {
+	case *svcmgr.Systemd:
+		return m
+	case *svcmgr.SysV:
+		if m.Root == "" && hasCmd("systemctl") {
+			return &svcmgr.Systemd{Runner: m.Runner, Offline: true}
+		}
+	}
+	return nil
+}
+
+// svcBooted is the manager when systemd is booted (the functions both
+// modules have are then systemd_service's), else nil (debian_service's).
+func svcBooted(ctx *execmod.Context) *svcmgr.Systemd {
+	if m, ok := SvcManager(ctx).(*svcmgr.Systemd); ok && !m.Offline {
+		return m
+	}
+	return nil
+}
+
+// svcRoot is the directory debian_service's paths are relative to ("" is
+// /; a test's SysV manager may move it).
+func svcRoot(ctx *execmod.Context) string {
+	if m, ok := SvcManager(ctx).(*svcmgr.SysV); ok {
+		return m.Root
+	}
+	return ""
+}
+
+func init() {
+	// Functions of both modules: systemd_service's when systemd is
+	// booted, else debian_service's.
+	both := map[string][2]execmod.Func{
+		"status":       {sdStatus, debStatus},
+		"available":    {sdAvailable, debAvailable},
+		"missing":      {sdMissing, debMissing},
+		"enabled":      {sdEnabled, debEnabled},
+		"disabled":     {sdDisabled, debDisabled},
+		"get_all":      {sdGetAll, debGetAll},
+		"get_enabled":  {sdGetEnabled, debGetEnabled},
+		"get_disabled": {sdGetDisabled, debGetDisabled},
+		"start":        {sdAct("start", false), debAct("start", "start")},
+		"restart":      {sdAct("restart", false), debAct("restart", "restart")},
+		"reload":       {sdAct("reload", false), debAct("reload", "reload")},
+		"force_reload": {sdAct("force-reload", true), debAct("force_reload", "force-reload")},
+		"stop":         {sdStop, debAct("stop", "stop")},
+		"enable":       {sdEnable, debEnable},
+		"disable":      {sdDisable, debDisable},
+	}
+	docs := map[string]string{
+		"status":       "True when service name is running; a glob gives {service: bool}.",
+		"available":    "True when service name exists.",
+		"missing":      "True when service name does not exist.",
+		"enabled":      "True when service name starts at boot.",
+		"disabled":     "True when service name does not start at boot.",
+		"get_all":      "Return the sorted names of all services (and, with systemd, other units).",
+		"get_enabled":  "Return the sorted names of the services started at boot.",
+		"get_disabled": "Return the sorted names of the services not started at boot.",
+		"start":        "Start service name; True on success.",
+		"restart":      "Restart service name; True on success.",
+		"reload":       "Reload service name; True on success.",
+		"force_reload": "Force-reload service name; True on success.",
+		"stop":         "Stop service name; True on success.",
+		"enable":       "Make service name start at boot; True on success.",
+		"disable":      "Make service name not start at boot; True on success.",
+	}
+	for fun, fs := range both {
+		sd, deb := fs[0], fs[1]
+		execmod.Register("service."+fun, func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+			if svcBooted(ctx) != nil {
+				return sd(ctx, args, kwargs)
+			}
+			return deb(ctx, args, kwargs)
+		}, docs[fun])
+	}
+	only := map[string]struct {
+		f   func(*execmod.Context, *svcmgr.Systemd, []any, *value.Map) (any, error)
+		doc string
+	}{
+		"systemctl_reload": {sdSystemctlReload, "Reload systemd's unit files (systemctl --system daemon-reload); True on success."},
+		"get_running":      {sdGetRunning, "Return the sorted names of the running units."},
+		"get_static":       {sdGetStatic, "Return the sorted names of the static units."},
+		"mask":             {sdMask, "Mask service name (runtime: until reboot); True on success."},
+		"unmask":           {sdUnmask, "Unmask service name (runtime: its runtime mask); True on success."},
+		"masked":           {sdMasked, "True when service name is masked (runtime: masked until reboot)."},
+		"show":             {sdShow, "Return the properties of a unit (systemctl show) as a mapping."},
+		"execs":            {sdExecs, "Return {service: ExecStart path} of every service."},
+		"firstboot":        {sdFirstboot, "Run systemd-firstboot with the settings given (locale, keymap, timezone, hostname, ...); True on success."},
+		"offline":          {sdOffline, "The path of systemctl when systemd is installed but not running, else False."},
+	}
+	for fun, o := range only {
+		f, name := o.f, fun
+		execmod.Register("service."+name, func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+			m := svcSystemd(ctx)
+			if m == nil {
+				return nil, &execmod.CommandExecutionError{Msg: "'service." + name + "' is not available."}
+			}
+			return f(ctx, m, args, kwargs)
+		}, o.doc)
+	}
+}
+
+// svcErr turns a svcmgr failure into what Salt gives: False for a
+// command Salt only checks, else a CommandExecutionError.
+func svcErr(err error) (any, error) {
+	if err == nil {
+		return true, nil
+	}
+	if svcmgr.IsFalsy(err) {
+		return false, nil
+	}
+	return nil, execmod.Errorf("%s", err)
+}
+
+var globChars = regexp.MustCompile(`\*|\?|\[.+\]`)
+
+// --- systemd_service ---
+
+func sdGetAll(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("get_all", args, kwargs, execmod.Opt("root", nil))
 	if err != nil {
 		return nil, err
 	}
-	m := SvcManager(ctx)
-	if strings.ContainsAny(name, "*?[") {
-		all, err := m.List(context.Background())
+	return sysStrList(svcmgr.GetAll(svcOptStr(v[0]))), nil
+}
+
+// svcOptStr is an optional string argument, "" when falsy (root=None).
+func svcOptStr(v any) string {
+	if !value.Truthy(v) {
+		return ""
+	}
+	return value.Str(v)
+}
+
+func sdStatus(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("status", args, kwargs, execmod.Req("name"), execmod.Opt("sig", nil))
+	if err != nil {
+		return nil, err
+	}
+	m := svcBooted(ctx)
+	name := value.Str(v[0])
+	if !globChars.MatchString(name) {
+		ok, err := m.Status(context.Background(), name)
 		if err != nil {
 			return nil, execmod.Errorf("%s", err)
 		}
-		out := value.NewMap(0)
-		for _, s := range all {
-			if match.Fnmatch(s, name) {
-				ok, err := f(m, s)
-				if err != nil {
-					return nil, execmod.Errorf("%s", err)
-				}
-				out.Set(s, ok)
-			}
-		}
-		return out, nil
+		return ok, nil
 	}
-	ok, err := f(m, name)
+	out := value.NewMap(0)
+	for _, s := range svcmgr.GetAll("") {
+		if !match.Fnmatch(s, name) {
+			continue
+		}
+		ok, err := m.Status(context.Background(), s)
+		if err != nil {
+			return nil, execmod.Errorf("%s", err)
+		}
+		out.Set(s, ok)
+	}
+	return out, nil
+}
+
+func sdAvailable(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("available", args, kwargs, execmod.Req("name"))
+	if err != nil {
+		return nil, err
+	}
+	ok, err := svcBooted(ctx).Available(context.Background(), value.Str(v[0]))
 	if err != nil {
 		return nil, execmod.Errorf("%s", err)
 	}
 	return ok, nil
 }
 
-func serviceStatus(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	return serviceBoolFunc(ctx, "status", args, kwargs, func(m svcmgr.Manager, n string) (bool, error) {
-		return m.Status(context.Background(), n)
-	})
-}
-
-func serviceAvailable(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	return serviceBoolFunc(ctx, "available", args, kwargs, func(m svcmgr.Manager, n string) (bool, error) {
-		return m.Available(context.Background(), n)
-	})
-}
-
-func serviceMissing(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	return serviceBoolFunc(ctx, "missing", args, kwargs, func(m svcmgr.Manager, n string) (bool, error) {
-		ok, err := m.Available(context.Background(), n)
-		return !ok, err
-	})
-}
-
-func serviceEnabled(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	return serviceBoolFunc(ctx, "enabled", args, kwargs, func(m svcmgr.Manager, n string) (bool, error) {
-		return m.Enabled(context.Background(), n)
-	})
-}
-
-func serviceDisabled(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	return serviceBoolFunc(ctx, "disabled", args, kwargs, func(m svcmgr.Manager, n string) (bool, error) {
-		ok, err := m.Enabled(context.Background(), n)
-		return !ok, err
-	})
-}
-
-func serviceMasked(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	return serviceBoolFunc(ctx, "masked", args, kwargs, func(m svcmgr.Manager, n string) (bool, error) {
-		return m.Masked(context.Background(), n)
-	})
-}
-
-func serviceGetAll(ctx *execmod.Context, _ []any, _ *value.Map) (any, error) {
-	all, err := SvcManager(ctx).List(context.Background())
-	if err != nil {
-		return nil, execmod.Errorf("%s", err)
-	}
-	sort.Strings(all)
-	return sysStrList(all), nil
-}
-
-func serviceAction(ctx *execmod.Context, action string, args []any, kwargs *value.Map) (any, error) {
-	v, _, err := execmod.Bind(action, args, kwargs, execmod.Req("name"), execmod.Opt("runtime", false))
+func sdMissing(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("missing", args, kwargs, execmod.Req("name"))
 	if err != nil {
 		return nil, err
 	}
-	name := execmod.String(v[0])
-	m := SvcManager(ctx)
-	bg := context.Background()
-	switch action {
-	case "start":
-		err = m.Start(bg, name)
-	case "stop":
-		err = m.Stop(bg, name)
-	case "restart":
-		err = m.Restart(bg, name)
-	case "reload":
-		err = m.Reload(bg, name)
-	case "enable":
-		err = m.Enable(bg, name)
-	case "disable":
-		err = m.Disable(bg, name)
-	case "mask":
-		err = m.Mask(bg, name, value.Truthy(v[1]))
-	case "unmask":
-		err = m.Unmask(bg, name, value.Truthy(v[1]))
-	}
+	ok, err := svcBooted(ctx).Available(context.Background(), value.Str(v[0]))
 	if err != nil {
 		return nil, execmod.Errorf("%s", err)
 	}
-	return true, nil
+	return !ok, nil
 }
 
-func init() {
-	execmod.Register("service.get_enabled", serviceGetEnabled, "Return the sorted names of the services started at boot.")
-	execmod.Register("service.get_disabled", serviceGetDisabled, "Return the sorted names of the services not started at boot.")
-	execmod.Register("service.force_reload", serviceForceReload, "Force-reload service name; True on success.")
-	execmod.Register("service.get_running", systemdOnly("get_running", serviceGetRunning), "Return the sorted names of the running units (systemd).")
-	execmod.Register("service.get_static", systemdOnly("get_static", serviceGetStatic), "Return the sorted names of the static units (systemd).")
-	execmod.Register("service.show", systemdOnly("show", serviceShow), "Return the properties of a unit (systemctl show) as a mapping (systemd).")
-	execmod.Register("service.execs", systemdOnly("execs", serviceExecs), "Return {service: ExecStart path} of every service (systemd).")
-	execmod.Register("service.offline", systemdOnly("offline", serviceOffline), "True when systemd is installed but not running (systemd).")
-}
-
-// systemdOnly wraps a function of Salt's systemd_service module: on a
-// SysV machine Salt loads debian_service, which lacks it.
-func systemdOnly(fun string, f func(ctx *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error)) execmod.Func {
-	return func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-		m, ok := SvcManager(ctx).(*svcmgr.Systemd)
-		if !ok {
-			return nil, &execmod.CommandExecutionError{Msg: "'service." + fun + "' is not available."}
-		}
-		return f(ctx, m, args, kwargs)
-	}
-}
-
-func systemctlOut(m *svcmgr.Systemd, root any, args ...string) string {
-	argv := []string{}
-	if value.Truthy(root) {
-		argv = append(argv, "--root", value.Str(root))
-	}
-	res, err := m.Runner.Run(context.Background(), system.Cmd{Name: "systemctl", Args: append(argv, args...)})
+func sdEnabled(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("enabled", args, kwargs, execmod.Req("name"), execmod.Opt("root", nil))
 	if err != nil {
-		return ""
+		return nil, err
 	}
-	return res.Stdout
+	ok, err := svcBooted(ctx).EnabledRoot(context.Background(), value.Str(v[0]), svcOptStr(v[1]))
+	if err != nil {
+		return nil, execmod.Errorf("%s", err)
+	}
+	return ok, nil
 }
 
-var validUnitTypes = map[string]bool{"service": true, "socket": true, "device": true, "mount": true, "automount": true,
-	"swap": true, "target": true, "path": true, "timer": true}
+func sdDisabled(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("disabled", args, kwargs, execmod.Req("name"), execmod.Opt("root", nil))
+	if err != nil {
+		return nil, err
+	}
+	ok, err := svcBooted(ctx).EnabledRoot(context.Background(), value.Str(v[0]), svcOptStr(v[1]))
+	if err != nil {
+		return nil, execmod.Errorf("%s", err)
+	}
+	return !ok, nil
+}
 
-// unitNames collects the units of systemctl list output whose column col
-// satisfies keep: services by name, other units by full name.
-func unitNames(out string, col int, keep func(string) bool) map[string]bool {
+// unitFileStates reads `systemctl list-unit-files` (stderr merged, as
+// cmd.run gives it): the units whose state passes keep.
+func unitFileStates(ctx context.Context, m *svcmgr.Systemd, root string, keep func(state string) bool) map[string]bool {
+	out := m.Output(ctx, m.Cmd(ctx, "--full --no-legend --no-pager list-unit-files", "", false, false, root))
 	ret := map[string]bool{}
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
-		if len(f) <= col || !keep(f[col]) {
+		if len(f) < 2 || !keep(f[1]) {
 			continue
 		}
-		i := strings.LastIndexByte(f[0], '.')
-		if i < 0 || !validUnitTypes[f[0][i+1:]] {
-			continue
-		}
-		if f[0][i+1:] == "service" {
-			ret[f[0][:i]] = true
-		} else {
-			ret[f[0]] = true
-		}
+		addUnit(ret, f[0])
 	}
 	return ret
 }
 
-// sysvRunlevel is debian_service's _get_runlevel.
-func sysvRunlevel(ctx *execmod.Context) string {
-	out, err := ctx.Call("cmd.run", []any{"runlevel"}, nil)
-	s := execmod.String(out)
-	if err != nil || strings.Contains(s, "unknown") {
-		return "2"
+// addUnit adds a unit to set: a service by its name, others in full.
+func addUnit(set map[string]bool, full string) {
+	i := strings.LastIndexByte(full, '.')
+	if i < 0 || !svcmgr.ValidUnitType(full[i+1:]) {
+		return
 	}
-	if f := strings.Fields(s); len(f) > 1 {
-		return f[1]
+	if full[i+1:] == "service" {
+		set[full[:i]] = true
+	} else {
+		set[full] = true
 	}
-	return "2"
 }
 
-var rcDigits = regexp.MustCompile(`\d+`)
-
-// sysvEnabled is debian_service's get_enabled: the S links of rcS.d and
-// of the current runlevel's directory.
-func sysvEnabled(ctx *execmod.Context, root string) map[string]bool {
-	ret := map[string]bool{}
-	matches, _ := filepath.Glob(filepath.Join("/", root, "/etc/rc[S"+sysvRunlevel(ctx)+"].d/S*"))
-	for _, m := range matches {
-		parts := rcDigits.Split(filepath.Base(m), -1)
-		ret[parts[len(parts)-1]] = true
-	}
-	return ret
-}
-
-func serviceEnabledSet(ctx *execmod.Context, root any) (map[string]bool, error) {
-	switch m := SvcManager(ctx).(type) {
-	case *svcmgr.Systemd:
-		out := systemctlOut(m, root, "--full", "--no-legend", "--no-pager", "list-unit-files")
-		ret := unitNames(out, 1, func(s string) bool { return s == "enabled" })
-		units := unitNames(out, 1, func(string) bool { return true })
-		// Init scripts without a unit of their own count when their S
-		// link exists (Salt's _get_sysv_services and _sysv_enabled).
-		for n := range sysvEnabled(ctx, execmod.String(root)) {
-			st, err := os.Stat(filepath.Join("/", execmod.String(root), "/etc/init.d", n))
-			if err == nil && st.Mode()&0o111 != 0 && !units[n] {
-				ret[n] = true
-			}
-		}
-		return ret, nil
-	case *svcmgr.SysV:
-		return sysvEnabled(ctx, m.Root), nil
-	}
-	return nil, execmod.Errorf("service.get_enabled is not available for this init system")
-}
-
-func serviceGetEnabled(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+func sdGetEnabled(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 	v, _, err := execmod.Bind("get_enabled", args, kwargs, execmod.Opt("root", nil))
 	if err != nil {
 		return nil, err
 	}
-	set, err := serviceEnabledSet(ctx, v[0])
-	if err != nil {
-		return nil, err
-	}
-	return sysStrList(kmodSorted(set)), nil
+	return sdSysVFiltered(svcBooted(ctx), svcOptStr(v[0]), "enabled", true), nil
 }
 
-func serviceGetDisabled(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+func sdGetDisabled(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 	v, _, err := execmod.Bind("get_disabled", args, kwargs, execmod.Opt("root", nil))
 	if err != nil {
 		return nil, err
 	}
-	enabled, err := serviceEnabledSet(ctx, v[0])
-	if err != nil {
-		return nil, err
-	}
-	m := SvcManager(ctx)
-	if sd, ok := m.(*svcmgr.Systemd); ok {
-		ret := unitNames(systemctlOut(sd, v[0], "--full", "--no-legend", "--no-pager", "list-unit-files"), 1, func(s string) bool { return s == "disabled" })
-		return sysStrList(kmodSorted(ret)), nil
-	}
-	all, err := m.List(context.Background())
-	if err != nil {
-		return nil, execmod.Errorf("%s", err)
-	}
-	ret := map[string]bool{}
-	for _, s := range all {
-		if !enabled[s] {
-			ret[s] = true
-		}
-	}
-	return sysStrList(kmodSorted(ret)), nil
+	return sdSysVFiltered(svcBooted(ctx), svcOptStr(v[0]), "disabled", false), nil
 }
 
-func serviceForceReload(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	v, _, err := execmod.Bind("force_reload", args, kwargs, execmod.Req("name"), execmod.Opt("no_block", true),
-		execmod.Opt("unmask", false), execmod.Opt("unmask_runtime", false))
-	if err != nil {
-		return nil, err
+// sdSysVFiltered lists the units in state, plus the unit-less init
+// scripts whose start link exists (enabled) or not.
+func sdSysVFiltered(m *svcmgr.Systemd, root, state string, enabled bool) *value.List {
+	bg := context.Background()
+	set := unitFileStates(bg, m, root, func(s string) bool { return s == state })
+	for _, n := range svcmgr.SysVServices(root, nil) {
+		if m.SysVEnabled(bg, n, root) == enabled {
+			set[n] = true
+		}
 	}
-	name := value.Str(v[0])
-	switch m := SvcManager(ctx).(type) {
-	case *svcmgr.Systemd:
-		if value.Truthy(v[2]) || value.Truthy(v[3]) {
-			if err := m.Unmask(context.Background(), name, value.Truthy(v[3])); err != nil {
-				return nil, execmod.Errorf("%s", err)
-			}
-		}
-		args := []string{}
-		if value.Truthy(v[1]) {
-			args = append(args, "--no-block")
-		}
-		unit := name
-		if !strings.Contains(unit, ".") {
-			unit += ".service"
-		}
-		res, err := m.Runner.Run(context.Background(), system.Cmd{Name: "systemctl", Args: append(args, "force-reload", unit)})
-		if err != nil {
-			return nil, execmod.Errorf("%s", err)
-		}
-		if res.Code != 0 {
-			return nil, execmod.Errorf("%s", strings.TrimSpace(res.Stderr))
-		}
-		return true, nil
-	case *svcmgr.SysV:
-		rc, err := ctx.Call("cmd.retcode", []any{"service " + name + " force-reload"}, nil)
-		if err != nil {
-			return nil, err
-		}
-		return value.Equal(rc, int64(0)), nil
-	}
-	return nil, execmod.Errorf("service.force_reload is not available for this init system")
+	return sysStrList(kmodSorted(set))
 }
 
-func serviceGetRunning(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
-	if _, _, err := execmod.Bind("get_running", args, kwargs); err != nil {
-		return nil, err
-	}
-	ret := unitNames(systemctlOut(m, nil, "--full", "--no-legend", "--no-pager"), 3, func(s string) bool { return s == "running" })
-	return sysStrList(kmodSorted(ret)), nil
-}
-
-func serviceGetStatic(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
+func sdGetStatic(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
 	v, _, err := execmod.Bind("get_static", args, kwargs, execmod.Opt("root", nil))
 	if err != nil {
 		return nil, err
 	}
-	ret := unitNames(systemctlOut(m, v[0], "--full", "--no-legend", "--no-pager", "list-unit-files"), 1, func(s string) bool { return s == "static" })
-	return sysStrList(kmodSorted(ret)), nil
+	set := unitFileStates(context.Background(), m, svcOptStr(v[0]), func(s string) bool { return s == "static" })
+	return sysStrList(kmodSorted(set)), nil
 }
 
-// systemdShow parses `systemctl show` output as Salt's show does.
+// sdGetRunning reads `systemctl --full --no-legend --no-pager`: units
+// whose fourth column (SUB) is running. A line of three columns or fewer
+// keeps the previous line's state, as Salt's loop does.
+func sdGetRunning(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
+	if _, _, err := execmod.Bind("get_running", args, kwargs); err != nil {
+		return nil, err
+	}
+	bg := context.Background()
+	out := m.Output(bg, m.Cmd(bg, "--full --no-legend --no-pager", "", false, false, ""))
+	set := map[string]bool{}
+	active := ""
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) > 3 {
+			active = f[3]
+		}
+		if active == "running" {
+			addUnit(set, f[0])
+		}
+	}
+	return sysStrList(kmodSorted(set)), nil
+}
+
+// unmaskFirst removes the masks start, restart, reload and enable were
+// asked to remove.
+func unmaskFirst(m *svcmgr.Systemd, name string, unmask, unmaskRuntime any, root string) error {
+	bg := context.Background()
+	if value.Truthy(unmask) {
+		if err := m.UnmaskRoot(bg, name, false, root); err != nil {
+			return err
+		}
+	}
+	if value.Truthy(unmaskRuntime) {
+		if err := m.UnmaskRoot(bg, name, true, root); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sdAct(action string, noBlockDefault bool) execmod.Func {
+	fun := strings.ReplaceAll(action, "-", "_")
+	return func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+		v, _, err := execmod.Bind(fun, args, kwargs, execmod.Req("name"), execmod.Opt("no_block", noBlockDefault),
+			execmod.Opt("unmask", false), execmod.Opt("unmask_runtime", false))
+		if err != nil {
+			return nil, err
+		}
+		m, name := svcBooted(ctx), value.Str(v[0])
+		if err := m.CheckForUnitChanges(context.Background(), name); err != nil {
+			return svcErr(err)
+		}
+		if err := unmaskFirst(m, name, v[2], v[3], ""); err != nil {
+			return svcErr(err)
+		}
+		return svcErr(m.Act(context.Background(), action, name, value.Truthy(v[1])))
+	}
+}
+
+func sdStop(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("stop", args, kwargs, execmod.Req("name"), execmod.Opt("no_block", false))
+	if err != nil {
+		return nil, err
+	}
+	return svcErr(svcBooted(ctx).StopBlock(context.Background(), value.Str(v[0]), value.Truthy(v[1])))
+}
+
+func sdEnable(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("enable", args, kwargs, execmod.Req("name"), execmod.Opt("no_block", false),
+		execmod.Opt("unmask", false), execmod.Opt("unmask_runtime", false), execmod.Opt("root", nil))
+	if err != nil {
+		return nil, err
+	}
+	m, name, root := svcBooted(ctx), value.Str(v[0]), svcOptStr(v[4])
+	if err := m.CheckForUnitChanges(context.Background(), name); err != nil {
+		return svcErr(err)
+	}
+	if err := unmaskFirst(m, name, v[2], v[3], root); err != nil {
+		return svcErr(err)
+	}
+	return svcErr(m.EnableRoot(context.Background(), name, value.Truthy(v[1]), root))
+}
+
+func sdDisable(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("disable", args, kwargs, execmod.Req("name"), execmod.Opt("no_block", false),
+		execmod.Opt("root", nil))
+	if err != nil {
+		return nil, err
+	}
+	return svcErr(svcBooted(ctx).DisableRoot(context.Background(), value.Str(v[0]), value.Truthy(v[1]), svcOptStr(v[2])))
+}
+
+func sdSystemctlReload(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
+	if _, _, err := execmod.Bind("systemctl_reload", args, kwargs); err != nil {
+		return nil, err
+	}
+	return svcErr(m.DaemonReload(context.Background()))
+}
+
+func sdMaskArgs(fun string, args []any, kwargs *value.Map) (string, bool, string, error) {
+	v, _, err := execmod.Bind(fun, args, kwargs, execmod.Req("name"), execmod.Opt("runtime", false), execmod.Opt("root", nil))
+	if err != nil {
+		return "", false, "", err
+	}
+	return value.Str(v[0]), value.Truthy(v[1]), svcOptStr(v[2]), nil
+}
+
+func sdMask(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
+	name, runtime, root, err := sdMaskArgs("mask", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	return svcErr(m.MaskRoot(context.Background(), name, runtime, root))
+}
+
+func sdUnmask(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
+	name, runtime, root, err := sdMaskArgs("unmask", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	return svcErr(m.UnmaskRoot(context.Background(), name, runtime, root))
+}
+
+func sdMasked(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
+	name, runtime, root, err := sdMaskArgs("masked", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := m.MaskedRoot(context.Background(), name, runtime, root)
+	if err != nil {
+		return nil, execmod.Errorf("%s", err)
+	}
+	return ok, nil
+}
+
+// systemdShow parses `systemctl show` output as Salt's show does: a
+// value in braces becomes a mapping of its "k=v ; ..." items, Before,
+// After and Wants become lists.
 func systemdShow(out string) *value.Map {
 	ret := value.NewMap(0)
-	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+	for _, line := range strings.Split(out, "\n") {
 		name, val, _ := strings.Cut(line, "=")
 		switch {
 		case strings.HasPrefix(val, "{"):
@@ -394,48 +489,273 @@ func systemdShow(out string) *value.Map {
 	return ret
 }
 
-func serviceShow(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
+func sdShowOf(m *svcmgr.Systemd, name, root string) *value.Map {
+	bg := context.Background()
+	return systemdShow(m.Output(bg, m.Cmd(bg, "show", name, false, false, root)))
+}
+
+func sdShow(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
 	v, _, err := execmod.Bind("show", args, kwargs, execmod.Req("name"), execmod.Opt("root", nil))
 	if err != nil {
 		return nil, err
 	}
-	unit := value.Str(v[0])
-	if !strings.Contains(unit, ".") {
-		unit += ".service"
-	}
-	return systemdShow(systemctlOut(m, v[1], "show", unit)), nil
+	return sdShowOf(m, value.Str(v[0]), svcOptStr(v[1])), nil
 }
 
-func serviceExecs(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
+func sdExecs(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
 	v, _, err := execmod.Bind("execs", args, kwargs, execmod.Opt("root", nil))
 	if err != nil {
 		return nil, err
 	}
-	all, err := m.List(context.Background())
-	if err != nil {
-		return nil, execmod.Errorf("%s", err)
-	}
-	sort.Strings(all)
+	root := svcOptStr(v[0])
 	ret := value.NewMap(0)
-	for _, s := range all {
-		unit := s
-		if !strings.Contains(unit, ".") {
-			unit += ".service"
+	for _, s := range svcmgr.GetAll(root) {
+		es, ok := sdShowOf(m, s, root).GetString("ExecStart")
+		if !ok {
+			continue
 		}
-		data := systemdShow(systemctlOut(m, v[0], "show", unit))
-		if es, ok := data.GetString("ExecStart"); ok {
-			if em, ok := es.(*value.Map); ok {
-				p, _ := em.GetString("path")
-				ret.Set(s, p)
-			}
+		if em, ok := es.(*value.Map); ok {
+			p, _ := em.GetString("path")
+			ret.Set(s, p)
 		}
 	}
 	return ret, nil
 }
 
-func serviceOffline(_ *execmod.Context, _ *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
+func sdFirstboot(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
+	names := []string{"locale", "locale_message", "keymap", "timezone", "hostname", "machine_id", "root"}
+	flags := []string{"locale", "locale-message", "keymap", "timezone", "hostname", "machine-ID", "root"}
+	params := make([]execmod.Param, len(names))
+	for i, n := range names {
+		params[i] = execmod.Opt(n, nil)
+	}
+	v, _, err := execmod.Bind("firstboot", args, kwargs, params...)
+	if err != nil {
+		return nil, err
+	}
+	bin := "systemd-firstboot"
+	if p, err := exec.LookPath(bin); err == nil {
+		bin = p
+	}
+	c := system.Cmd{Name: bin}
+	for i, f := range flags {
+		if value.Truthy(v[i]) {
+			c.Args = append(c.Args, "--"+f, value.Str(v[i]))
+		}
+	}
+	res, err := m.Run(context.Background(), c)
+	if err != nil {
+		return nil, execmod.Errorf("systemd-firstboot error: %s", err)
+	}
+	if res.Code != 0 {
+		return nil, execmod.Errorf("systemd-firstboot error: %s", strings.TrimRight(res.Stderr, " \t\r\n"))
+	}
+	return true, nil
+}
+
+func sdOffline(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
 	if _, _, err := execmod.Bind("offline", args, kwargs); err != nil {
 		return nil, err
 	}
-	return hasCmd("systemctl") && !svcmgr.SystemdBooted(), nil
+	if !m.Offline {
+		return false, nil
+	}
+	p, err := exec.LookPath("systemctl")
+	if err != nil {
+		return false, nil
+	}
+	return p, nil
+}
+
+// --- debian_service ---
+
+// debRunlevel is debian_service's _get_runlevel: "2" when runlevel says
+// unknown (a container).
+func debRunlevel(ctx *execmod.Context) string {
+	out, err := ctx.Call("cmd.run", []any{"runlevel"}, nil)
+	s := execmod.String(out)
+	if err != nil || strings.Contains(s, "unknown") {
+		return "2"
+	}
+	if f := strings.Fields(s); len(f) > 1 {
+		return f[1]
+	}
+	return "2"
+}
+
+var rcDigits = regexp.MustCompile(`\d+`)
+
+// debEnabledSet is debian_service's get_enabled: what follows the last
+// run of digits in the names of the S links of rcS.d and the current
+// runlevel's directory (so "S01x11-common" gives "-common", as in Salt).
+func debEnabledSet(ctx *execmod.Context) map[string]bool {
+	ret := map[string]bool{}
+	matches, _ := filepath.Glob(filepath.Join("/", svcRoot(ctx), "/etc/rc[S"+debRunlevel(ctx)+"].d/S*"))
+	for _, m := range matches {
+		parts := rcDigits.Split(filepath.Base(m), -1)
+		ret[parts[len(parts)-1]] = true
+	}
+	return ret
+}
+
+func debAllSet(ctx *execmod.Context) map[string]bool {
+	ret := debEnabledSet(ctx)
+	scripts, _ := filepath.Glob(filepath.Join("/", svcRoot(ctx), "/etc/init.d/*"))
+	for _, s := range scripts {
+		if n := filepath.Base(s); n != "README" {
+			ret[n] = true
+		}
+	}
+	return ret
+}
+
+func debDisabledSet(ctx *execmod.Context) map[string]bool {
+	all, enabled := debAllSet(ctx), debEnabledSet(ctx)
+	for n := range enabled {
+		delete(all, n)
+	}
+	return all
+}
+
+func debNoArgs(fun string, args []any, kwargs *value.Map) error {
+	_, _, err := execmod.Bind(fun, args, kwargs)
+	return err
+}
+
+func debGetAll(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	if err := debNoArgs("get_all", args, kwargs); err != nil {
+		return nil, err
+	}
+	return sysStrList(kmodSorted(debAllSet(ctx))), nil
+}
+
+func debGetEnabled(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	if err := debNoArgs("get_enabled", args, kwargs); err != nil {
+		return nil, err
+	}
+	return sysStrList(kmodSorted(debEnabledSet(ctx))), nil
+}
+
+func debGetDisabled(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	if err := debNoArgs("get_disabled", args, kwargs); err != nil {
+		return nil, err
+	}
+	return sysStrList(kmodSorted(debDisabledSet(ctx))), nil
+}
+
+// debName binds fun(name).
+func debName(fun string, args []any, kwargs *value.Map) (string, error) {
+	v, _, err := execmod.Bind(fun, args, kwargs, execmod.Req("name"))
+	if err != nil {
+		return "", err
+	}
+	return value.Str(v[0]), nil
+}
+
+func debAvailable(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	name, err := debName("available", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	return debAllSet(ctx)[name], nil
+}
+
+func debMissing(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	name, err := debName("missing", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	return !debAllSet(ctx)[name], nil
+}
+
+func debEnabled(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	name, err := debName("enabled", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	return debEnabledSet(ctx)[name], nil
+}
+
+func debDisabled(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	name, err := debName("disabled", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	return debDisabledSet(ctx)[name], nil
+}
+
+// debRetcode runs cmd with cmd.retcode; true when it exits 0.
+func debRetcode(ctx *execmod.Context, cmd string, kw *value.Map) (any, error) {
+	rc, err := ctx.Call("cmd.retcode", []any{cmd}, kw)
+	if err != nil {
+		return nil, err
+	}
+	return value.Equal(rc, int64(0)), nil
+}
+
+func debAct(fun, action string) execmod.Func {
+	return func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+		name, err := debName(fun, args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		return debRetcode(ctx, fmt.Sprintf("service %s %s", name, action), nil)
+	}
+}
+
+func debStatus(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	v, _, err := execmod.Bind("status", args, kwargs, execmod.Req("name"), execmod.Opt("sig", nil))
+	if err != nil {
+		return nil, err
+	}
+	if value.Truthy(v[1]) {
+		pids, err := ctx.Call("status.pid", []any{v[1]}, nil)
+		if err != nil {
+			return nil, err
+		}
+		return value.Truthy(pids), nil
+	}
+	name := value.Str(v[0])
+	services := []string{name}
+	glob := globChars.MatchString(name)
+	if glob {
+		services = nil
+		all := kmodSorted(debAllSet(ctx))
+		sort.Strings(all)
+		for _, s := range all {
+			if match.Fnmatch(s, name) {
+				services = append(services, s)
+			}
+		}
+	}
+	out := value.NewMap(len(services))
+	for _, s := range services {
+		ok, err := debRetcode(ctx, fmt.Sprintf("service %s status", s), value.MapOf("ignore_retcode", true))
+		if err != nil {
+			return nil, err
+		}
+		out.Set(s, ok)
+	}
+	if glob {
+		return out, nil
+	}
+	r, _ := out.GetString(name)
+	return r, nil
+}
+
+func debEnable(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	name, err := debName("enable", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	q := shellQuote(name)
+	return debRetcode(ctx, fmt.Sprintf("insserv %s && update-rc.d %s enable", q, q), value.MapOf("python_shell", true))
+}
+
+func debDisable(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	name, err := debName("disable", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	return debRetcode(ctx, fmt.Sprintf("update-rc.d %s disable", name), nil)
 }

@@ -151,7 +151,7 @@ func slsutilBanner(_ *execmod.Context, args []any, kwargs *value.Map) (any, erro
 // or cp.list_master_dirs) for saltenv; the lists are kept for the run.
 func slsutilTreeHas(ctx *execmod.Context, lister, path, saltenv string) (bool, error) {
 	key := "slsutil." + lister + "." + saltenv
-	list, ok := ctx.Values[key].(*value.List)
+	list, ok := ctx.Cache().Get(key).(*value.List)
 	if !ok {
 		r, err := ctx.Call(lister, []any{saltenv}, nil)
 		if err != nil {
@@ -161,7 +161,7 @@ func slsutilTreeHas(ctx *execmod.Context, lister, path, saltenv string) (bool, e
 		if list == nil {
 			list = value.NewList()
 		}
-		ctx.Values[key] = list
+		ctx.Cache().Store(key, list)
 	}
 	for _, x := range list.Items {
 		if x == path {

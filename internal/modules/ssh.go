@@ -898,7 +898,7 @@ func keyFileEntries(ctx *execmod.Context, source, saltenv, hashType string) ([]s
 		return nil, true, execmod.Errorf("%s", err)
 	}
 	if len(es) == 0 && ctx != nil {
-		ctx.Values["ssh_auth.error"] = fmt.Sprintf("No keys detected in %s. Is file properly formatted?", source)
+		ctx.Cache().Store("ssh_auth.error", fmt.Sprintf("No keys detected in %s. Is file properly formatted?", source))
 	}
 	return es, true, nil
 }

@@ -210,15 +210,17 @@ func statusUptimeFrom(now time.Time, seconds int64) *value.Map {
 		"days", seconds/86400, "time", fmt.Sprintf("%d:%d", rem/3600, rem%3600/60))
 }
 
+// statusLoadavg is os.getloadavg as glibc computes it: the kernel's
+// fixed-point load averages (sysinfo) divided by 65536, so 1-min is
+// e.g. 21.48291015625 where /proc/loadavg shows 21.48.
 func statusLoadavg(*execmod.Context, []any, *value.Map) (any, error) {
-	data, ok := statusRead("/proc/loadavg")
-	f := strings.Fields(data)
-	if !ok || len(f) < 3 {
+	var si syscall.Sysinfo_t
+	if err := syscall.Sysinfo(&si); err != nil {
 		return nil, execmod.Errorf("status.loadavag is not available on your platform")
 	}
 	l := make([]float64, 3)
 	for i := range l {
-		l[i], _ = strconv.ParseFloat(f[i], 64)
+		l[i] = float64(si.Loads[i]) / 65536
 	}
 	return value.MapOf("1-min", l[0], "5-min", l[1], "15-min", l[2]), nil
 }

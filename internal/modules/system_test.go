@@ -1,7 +1,6 @@
 package modules
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"brine/internal/execmod"
 	"brine/internal/system"
 	"brine/internal/system/pkgmgr"
-	"brine/internal/system/svcmgr"
 	"brine/internal/value"
 )
 
@@ -195,50 +193,13 @@ func TestPkgLatestVersionLogic(t *testing.T) {
 	}}
 	ctx := testContext()
 	ctx.SetService(PkgManagerService, pkgmgr.NewApt(rec))
-	ctx.Values[PkgListCacheKey] = pkgmgr.Installed{"dpkg": {"1.0"}}
+	ctx.Cache().Store(PkgListCacheKey, pkgmgr.Installed{"dpkg": {"1.0"}})
 	got := call(t, ctx, "pkg.latest_version", []any{"nginx", "dpkg"})
 	sysEq(t, "latest_version", got, value.MapOf("nginx", "1.22.1-9", "dpkg", "1.1"))
 	if lines := rec.Lines(); len(lines) != 2 || lines[0] != "apt-get -q update" {
 		t.Errorf("commands = %q", lines)
 	}
 	sysEq(t, "upgrade_available", call(t, ctx, "pkg.upgrade_available", []any{"dpkg"}, "refresh", false), true)
-}
-
-type fakeSvc struct {
-	svcmgr.Manager
-	running map[string]bool
-	calls   []string
-}
-
-func (f *fakeSvc) Status(_ context.Context, n string) (bool, error) { return f.running[n], nil }
-func (f *fakeSvc) Available(_ context.Context, n string) (bool, error) {
-	_, ok := f.running[n]
-	return ok, nil
-}
-func (f *fakeSvc) Enabled(_ context.Context, n string) (bool, error) { return n == "cron", nil }
-func (f *fakeSvc) List(context.Context) ([]string, error) {
-	return []string{"cron", "nginx", "ssh"}, nil
-}
-func (f *fakeSvc) Restart(_ context.Context, n string) error {
-	f.calls = append(f.calls, "restart "+n)
-	return nil
-}
-
-func TestServiceWithFakeManager(t *testing.T) {
-	ctx := testContext()
-	f := &fakeSvc{running: map[string]bool{"cron": true, "nginx": false, "ssh": true}}
-	ctx.SetService(SvcManagerService, f)
-	sysEq(t, "status cron", call(t, ctx, "service.status", []any{"cron"}), true)
-	sysEq(t, "status nginx", call(t, ctx, "service.status", []any{"nginx"}), false)
-	sysEq(t, "status glob", call(t, ctx, "service.status", []any{"*n*"}), value.MapOf("cron", true, "nginx", false))
-	sysEq(t, "available", call(t, ctx, "service.available", []any{"nope"}), false)
-	sysEq(t, "missing", call(t, ctx, "service.missing", []any{"nope"}), true)
-	sysEq(t, "enabled", call(t, ctx, "service.enabled", []any{"cron"}), true)
-	sysEq(t, "get_all", call(t, ctx, "service.get_all", nil), value.NewList("cron", "nginx", "ssh"))
-	sysEq(t, "restart", call(t, ctx, "service.restart", []any{"ssh"}), true)
-	if strings.Join(f.calls, ",") != "restart ssh" {
-		t.Errorf("calls = %v", f.calls)
-	}
 }
 
 func TestGrainsPersistence(t *testing.T) {

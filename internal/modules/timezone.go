@@ -1,14 +1,18 @@
 package modules
 
 // timezone.go is salt/modules/timezone.py for Linux: the system's time
-// zone from /etc/timezone or the /etc/localtime link, set and compared
-// through internal/system/tzone (shared with timezone.system), and the
-// hardware clock mode (timedatectl when installed, else /etc/adjtime).
+// zone and hardware clock mode from timedatectl when it is installed,
+// else from the files of the OS family (/etc/timezone, /etc/adjtime on
+// Debian); set and compared through internal/system/tzone.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -146,9 +150,9 @@ func tzSetHwclock(ctx *execmod.Context, args []any, kwargs *value.Map) (any, err
 		}
 		return value.Equal(rc, int64(0)), nil
 	}
-	zone, err := tzSys(ctx).Zone()
+	zone, err := tzZone(ctx)
 	if err != nil {
-		return nil, execmod.Errorf("Unable to get timezone: %s", err)
+		return nil, err
 	}
 	s := tzSys(ctx)
 	if _, err := os.Stat(s.Path(tzone.ZoneFile(zone))); err != nil {
@@ -176,15 +180,120 @@ func tzSetHwclock(ctx *execmod.Context, args []any, kwargs *value.Map) (any, err
 	return true, nil
 }
 
-// SystemZone returns the system time zone name.
-func SystemZone() (string, error) { return tzone.System{}.Zone() }
-
-func tzGetZone(*execmod.Context, []any, *value.Map) (any, error) {
-	z, err := SystemZone()
+func tzGetZone(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+	if _, _, err := execmod.Bind("get_zone", args, kwargs); err != nil {
+		return nil, err
+	}
+	z, err := tzZone(ctx)
 	if err != nil {
-		return nil, execmod.Errorf("Unable to get timezone: %s", err)
+		return nil, err
 	}
 	return z, nil
+}
+
+// timeZoneLine matches the zone line of timedatectl's status.
+var timeZoneLine = regexp.MustCompile(`^Time ?zone:\s+(\S+)`)
+
+// tzZone is Salt's get_zone: timedatectl's "Time zone" when it is
+// installed (an error when it fails, as in a container without systemd),
+// else the file the OS family keeps it in.
+func tzZone(ctx *execmod.Context) (string, error) {
+	if hasCmd("timedatectl") && sysRoot(ctx) == "" {
+		res, err := runArgv(ctx, "cmd.run_all", []string{"timedatectl"})
+		if err != nil {
+			return "", err
+		}
+		m, _ := res.(*value.Map)
+		if !value.Equal(cmdGet(m, "retcode"), int64(0)) {
+			return "", execmod.Errorf("timedatectl failed: %s", execmod.String(cmdGet(m, "stderr")))
+		}
+		out := execmod.String(cmdGet(m, "stdout"))
+		for _, line := range strings.Split(out, "\n") {
+			if sub := timeZoneLine.FindStringSubmatch(strings.TrimSpace(line)); sub != nil {
+				return sub[1], nil
+			}
+		}
+		return "", execmod.Errorf("Failed to parse timedatectl output: %s\nPlease file an issue with SaltStack", out)
+	}
+	s := tzSys(ctx)
+	family := execmod.String(ctxGrain(ctx, "os_family"))
+	switch {
+	case strings.ToLower(execmod.String(ctxGrain(ctx, "os"))) == "centos":
+		return tzEtcLocaltime(s)
+	case strings.Contains(family, "RedHat") || strings.Contains(family, "Suse"):
+		return tzSysconfigClock(s)
+	case strings.Contains(family, "Debian") || strings.Contains(family, "Gentoo"):
+		data, err := os.ReadFile(s.Path("/etc/timezone"))
+		if err != nil {
+			return "", execmod.Errorf("Problem reading timezone file /etc/timezone: %s", pyStrerror(err))
+		}
+		return strings.TrimSpace(string(data)), nil
+	case family == "FreeBSD" || family == "OpenBSD" || family == "NetBSD" || family == "NILinuxRT" || family == "Slackware":
+		return tzEtcLocaltime(s)
+	}
+	return "", execmod.Errorf("Unable to get timezone")
+}
+
+// tzSysconfigClock reads the zone from /etc/sysconfig/clock (RedHat, Suse).
+func tzSysconfigClock(s tzone.System) (string, error) {
+	data, err := os.ReadFile(s.Path("/etc/sysconfig/clock"))
+	if err != nil {
+		return "", execmod.Errorf("%s", pyStrerror(err))
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "#") || !strings.Contains(line, "ZONE") || !strings.Contains(line, "=") {
+			continue
+		}
+		parts := strings.Split(line, "=")
+		if z := strings.Trim(parts[len(parts)-1], `'"`); z != "" {
+			return z, nil
+		}
+		return "UTC", nil
+	}
+	return "", execmod.Errorf("Unable to get timezone from /etc/sysconfig/clock")
+}
+
+// tzEtcLocaltime names the zone /etc/localtime links to or, for a copy,
+// the first zoneinfo file with the same content.
+func tzEtcLocaltime(s tzone.System) (string, error) {
+	const dir = "/usr/share/zoneinfo/"
+	lt := s.Path("/etc/localtime")
+	target, err := os.Readlink(lt)
+	if err == nil {
+		if !filepath.IsAbs(target) {
+			target = filepath.Join("/etc", target)
+		}
+		if z, ok := strings.CutPrefix(filepath.Clean(target), dir); ok {
+			return z, nil
+		}
+		return "", execmod.Errorf("Unable to determine timezone")
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", execmod.Errorf("/etc/localtime does not exist")
+	}
+	have, err := os.ReadFile(lt)
+	if err != nil {
+		return "", execmod.Errorf("Unable to determine timezone")
+	}
+	found := ""
+	filepath.WalkDir(s.Path(dir), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || found != "" {
+			return nil
+		}
+		rel, _ := filepath.Rel(s.Path(dir), p)
+		if rel == "" || (rel[0] >= 'a' && rel[0] <= 'z') {
+			return nil
+		}
+		if data, err := os.ReadFile(p); err == nil && bytes.Equal(data, have) {
+			found = rel
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	if found == "" {
+		return "", execmod.Errorf("Unable to determine timezone")
+	}
+	return found, nil
 }
 
 func tzGetOffset(*execmod.Context, []any, *value.Map) (any, error) {

@@ -54,3 +54,53 @@ func TestTimezoneRoot(t *testing.T) {
 		t.Errorf("zone_compare without localtime: %v", err)
 	}
 }
+
+// TestTimezoneGetZone reads the zone the way Salt does per OS family
+// (timedatectl is not used under a test root).
+func TestTimezoneGetZone(t *testing.T) {
+	for _, tc := range []struct {
+		name, os, family string
+		files            map[string]string
+		link             string // /etc/localtime's target, if a link
+		want, err        string
+	}{
+		{name: "debian", os: "Debian", family: "Debian", files: map[string]string{"etc/timezone": "Europe/Paris\n"},
+			link: "/usr/share/zoneinfo/Etc/UTC", want: "Europe/Paris"},
+		{name: "debian without /etc/timezone", os: "Debian", family: "Debian", link: "/usr/share/zoneinfo/Etc/UTC",
+			err: "Problem reading timezone file /etc/timezone: No such file or directory"},
+		{name: "redhat", os: "Fedora", family: "RedHat", files: map[string]string{"etc/sysconfig/clock": "# c\nZONE=\"America/Denver\"\n"},
+			want: "America/Denver"},
+		{name: "centos link", os: "CentOS", family: "RedHat", link: "../usr/share/zoneinfo/Asia/Tokyo", want: "Asia/Tokyo"},
+		{name: "slackware copy", os: "Slackware", family: "Slackware",
+			files: map[string]string{"etc/localtime": "TZif Paris", "usr/share/zoneinfo/posixrules": "TZif Paris"}, want: "Europe/Paris"},
+		{name: "unknown family", os: "Plan9", family: "Plan9", err: "Unable to get timezone"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			files := map[string]string{"usr/share/zoneinfo/Etc/UTC": "TZif UTC", "usr/share/zoneinfo/Europe/Paris": "TZif Paris"}
+			for k, v := range tc.files {
+				files[k] = v
+			}
+			writeTree(t, root, files)
+			if tc.link != "" {
+				os.MkdirAll(filepath.Join(root, "etc"), 0o755)
+				if err := os.Symlink(tc.link, filepath.Join(root, "etc/localtime")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ctx := testContext()
+			ctx.Grains = value.MapOf("os", tc.os, "os_family", tc.family)
+			ctx.SetService(SysRootService, root)
+			got, err := ctx.Call("timezone.get_zone", nil, nil)
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("got %v, %v; want error %q", got, err, tc.err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("got %v, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}

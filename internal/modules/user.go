@@ -6,7 +6,6 @@ package modules
 // OpenBSD's: those functions return False here, as in Salt.
 
 import (
-	"os"
 	"sort"
 	"strings"
 
@@ -145,21 +144,13 @@ func userGetent(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) 
 	return out, nil
 }
 
-func userPrimaryGroup(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+func userPrimaryGroup(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 	v, _, err := execmod.Bind("primary_group", args, kwargs, execmod.Req("name"))
 	if err != nil {
 		return nil, err
 	}
-	db := userDB(nil)
-	u, ok, err := db.User(execmod.String(v[0]))
-	if err != nil || !ok {
-		return "", err
-	}
-	g, ok, err := db.GroupByGID(u.GID)
-	if err != nil || !ok {
-		return "", err
-	}
-	return g.Name, nil
+	// Salt returns the output of id -g -n, an error message included.
+	return runArgv(ctx, "cmd.run", []string{"id", "-g", "-n", value.Str(v[0])})
 }
 
 func init() {
@@ -217,20 +208,14 @@ func userAdd(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 		argv = append(argv, "-g", value.Str(a["gid"]))
 	case value.Truthy(a["usergroup"]):
 		argv = append(argv, "-U")
-	case a["groups"] != nil && contains(groups, name):
-		if data, err := os.ReadFile("/etc/login.defs"); err == nil {
-			for _, line := range strings.Split(string(data), "\n") {
-				if !strings.Contains(line[:min(15, len(line))], "USERGROUPS_ENAB") {
-					continue
-				}
-				if strings.Contains(line, "yes") {
-					if g, ok, _ := userDB(nil).Group(name); ok {
-						argv = append(argv, "-g", value.Str(g.GID))
-					}
-				}
-				break
-			}
+	case a["groups"] != nil && userGroupsName(a["groups"], name) && usermgr.UserGroupsEnabled():
+		// Salt passes file.group_to_gid(name): "" (and useradd fails)
+		// when there is no such group.
+		gid := ""
+		if g, ok, _ := userDB(nil).Group(name); ok {
+			gid = value.Str(g.GID)
 		}
+		argv = append(argv, "-g", gid)
 	}
 	if a["usergroup"] == false {
 		argv = append(argv, "-N")
@@ -359,11 +344,9 @@ func userChange(ctx *execmod.Context, name, key string, want any, param string, 
 	if _, err := runArgv(ctx, "cmd.run", append(argv, param, value.Str(want), name)); err != nil {
 		return nil, err
 	}
-	lookup := name
-	if key == "name" {
-		lookup = value.Str(want)
-	}
-	after, _, err := userField(lookup, key, root)
+	// Salt looks the user up by its old name afterwards, so a rename
+	// reports False even when it worked.
+	after, _, err := userField(name, key, root)
 	if err != nil {
 		return nil, execmod.Errorf("%s", err)
 	}
@@ -379,6 +362,15 @@ func userRename(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 		return nil, execmod.Errorf("User '%s' already exists", value.Str(v[1]))
 	}
 	return userChange(ctx, value.Str(v[0]), "name", value.Str(v[1]), "-l", false, v[2])
+}
+
+// userGroupsName is Salt's "name in groups": a substring test when groups
+// is a string.
+func userGroupsName(groups any, name string) bool {
+	if s, ok := groups.(string); ok {
+		return strings.Contains(s, name)
+	}
+	return contains(userGroupList(groups), name)
 }
 
 func userGroupList(v any) []string {

@@ -6,6 +6,7 @@ import (
 	"os/user"
 	"testing"
 
+	"brine/internal/system/usermgr"
 	"brine/internal/value"
 )
 
@@ -33,7 +34,7 @@ func TestUserGroupChangesReal(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() {
-		for _, n := range []string{u, u2} {
+		for _, n := range []string{u, u2, "brineusr3"} {
 			exec.Command("userdel", n).Run()
 		}
 		for _, n := range []string{g, g2, u} {
@@ -41,6 +42,10 @@ func TestUserGroupChangesReal(t *testing.T) {
 		}
 	})
 	ctx := testContext()
+	addNamedGroup := "True"
+	if usermgr.UserGroupsEnabled() {
+		addNamedGroup = "False"
+	}
 	for _, tc := range []struct {
 		fun  string
 		args []any
@@ -71,7 +76,13 @@ func TestUserGroupChangesReal(t *testing.T) {
 		{"group.members", []any{g, u}, nil, "True"},
 		{"user.chloginclass", []any{u, "staff"}, nil, "False"},
 		{"user.get_loginclass", []any{u}, nil, "False"},
-		{"user.rename", []any{u, u2}, nil, "True"},
+		{"user.primary_group", []any{u}, nil, "'brineusr'"},
+		// Salt checks the rename under the old name: False even when done.
+		{"user.rename", []any{u, u2}, nil, "False"},
+		{"user.list_groups", []any{u2}, nil, "['brinegrp', 'brinegrp2', 'brineusr']"},
+		// groups naming the user (a substring of a string counts) makes
+		// useradd take -g with that group's gid, "" when it is missing.
+		{"user.add", []any{"brineusr3"}, []any{"createhome", false, "groups", "brinegrp,brineusr3"}, addNamedGroup},
 	} {
 		if got := value.Repr(call(t, ctx, tc.fun, tc.args, tc.kw...)); got != tc.want {
 			t.Errorf("%s%v%v = %s, want %s", tc.fun, tc.args, tc.kw, got, tc.want)

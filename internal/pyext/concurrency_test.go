@@ -34,7 +34,7 @@ func TestConcurrentRequests(t *testing.T) {
 			defer wg.Done()
 			// the engine gives a parallel state a copy of the run's context
 			ex := *ctx
-			ex.Values = map[string]any{}
+			ex.NewCache()
 			for i := range calls {
 				word := fmt.Sprintf("g%d-%d", g, i)
 				got, err := ex.Call("probe.via_salt", []any{word}, nil)

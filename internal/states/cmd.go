@@ -66,6 +66,14 @@ func init() {
 		Run: func(c *statemod.Call) (*value.Map, error) {
 			return nil, errors.New("cmd.call needs a Python function and is not supported")
 		}})
+	statemod.Register(&statemod.Function{Name: "cmd.wait_call",
+		Params: []statemod.Param{statemod.Req("name"), statemod.Req("func"), statemod.Opt("args", value.Tuple{}),
+			statemod.Opt("kws", nil), statemod.Opt("stateful", false), statemod.Opt("use_vt", false),
+			statemod.Opt("output_loglevel", "debug"), statemod.Opt("hide_output", false)}, Kwargs: true,
+		Doc: "Do nothing until a watch requisite fires, then cmd.call func (its arguments are ignored here, as in Salt).",
+		Run: func(c *statemod.Call) (*value.Map, error) {
+			return value.MapOf("name", c.Get("name"), "changes", value.NewMap(0), "result", true, "comment", ""), nil
+		}})
 	statemod.Register(&statemod.Function{Name: "cmd.mod_watch", Params: []statemod.Param{statemod.Req("name")}, Kwargs: true,
 		Doc: "Execute a cmd function based on a watch call.", Run: cmdModWatch})
 }
@@ -117,6 +125,9 @@ func cmdModWatch(c *statemod.Call) (*value.Map, error) {
 		}
 		return cmdScript(nc)
 	case "wait_call", "call":
+		if value.Truthy(c.Get("func")) {
+			return nil, errors.New("cmd.call needs a Python function and is not supported")
+		}
 		return value.MapOf("name", name, "changes", value.NewMap(0),
 			"comment", fmt.Sprintf("cmd.%s needs a named parameter func", sfun), "result", false), nil
 	}

@@ -217,10 +217,10 @@ func grainsListPresent(c *statemod.Call) (*value.Map, error) {
 			}
 			// Remember what this run appends (Salt's __context__["pending_grains"]).
 			if c.Env != nil && c.Env.Exec != nil {
-				pending, _ := c.Env.Exec.Values[pendingGrainsKey].(map[string][]any)
+				pending, _ := c.Env.Exec.Cache().Get(pendingGrainsKey).(map[string][]any)
 				if pending == nil {
 					pending = map[string][]any{}
-					c.Env.Exec.Values[pendingGrainsKey] = pending
+					c.Env.Exec.Cache().Store(pendingGrainsKey, pending)
 				}
 				pending[name] = append(pending[name], wl.Items...)
 			}

@@ -25,17 +25,20 @@ func init() {
 }
 
 // groupChanges is Salt's group._changes: nil when the group does not
-// exist; an error message for an invalid gid.
-func groupChanges(db *usermgr.DB, name string, gid any, add, del, members []string, membersSet bool) (*value.Map, string) {
+// exist. For a gid that is not a number it is, as in Salt, the map
+// {result: False, comment: Invalid gid}, which group.present then reports
+// as changes it could not make.
+func groupChanges(db *usermgr.DB, name string, gid any, add, del []string, rawMembers any) *value.Map {
+	members, membersSet := pyIterStrings(rawMembers), rawMembers != nil
 	g, ok, err := db.Group(name)
 	if err != nil || !ok {
-		return nil, ""
+		return nil
 	}
 	ch := value.NewMap(0)
 	if value.Truthy(gid) {
 		n := intArg(gid)
 		if n == nil {
-			return nil, "Invalid gid"
+			return value.MapOf("result", false, "comment", "Invalid gid")
 		}
 		if g.GID != *n {
 			ch.Set("gid", *n)
@@ -59,7 +62,7 @@ func groupChanges(db *usermgr.DB, name string, gid any, add, del, members []stri
 			ch.Set("delusers", value.NewList(anySlice(sortedUnique(g.Members))...))
 		}
 	} else if len(members) > 0 && symDiff(members) {
-		ch.Set("members", value.NewList(anySlice(members)...))
+		ch.Set("members", rawMembers)
 	}
 	var toAdd, toDel []string
 	for _, u := range add {
@@ -78,7 +81,7 @@ func groupChanges(db *usermgr.DB, name string, gid any, add, del, members []stri
 	if len(toDel) > 0 {
 		ch.Set("delusers", value.NewList(anySlice(toDel)...))
 	}
-	return ch, ""
+	return ch
 }
 
 func anySlice(xs []string) []any {
@@ -93,8 +96,10 @@ func groupPresent(c *statemod.Call) (*value.Map, error) {
 	name := c.Name()
 	db := userDB(c)
 	ret := statemod.Ret(c.Get("name"), true, "Group "+name+" is present and up to date")
-	add, del := listStrings(c.Get("addusers")), listStrings(c.Get("delusers"))
-	members, membersSet := listStrings(c.Get("members")), c.Get("members") != nil
+	// Salt iterates over these: a string gives its characters.
+	add, del := pyIterStrings(c.Get("addusers")), pyIterStrings(c.Get("delusers"))
+	rawMembers := c.Get("members")
+	members, membersSet := pyIterStrings(rawMembers), rawMembers != nil
 	if membersSet && (c.Get("addusers") != nil || c.Get("delusers") != nil) {
 		ret.Set("result", nil)
 		ret.Set("comment", "Error: Conflicting options \"members\" with \"addusers\" and/or \"delusers\" can not be used together. ")
@@ -111,10 +116,7 @@ func groupPresent(c *statemod.Call) (*value.Map, error) {
 		}
 	}
 	ctx := bg(c)
-	changes, bad := groupChanges(db, name, c.Get("gid"), add, del, members, membersSet)
-	if bad != "" {
-		return value.MapOf("name", c.Get("name"), "changes", value.NewMap(0), "result", false, "comment", bad), nil
-	}
+	changes := groupChanges(db, name, c.Get("gid"), add, del, rawMembers)
 	if changes != nil {
 		if changes.Len() == 0 {
 			return ret, nil
@@ -122,7 +124,12 @@ func groupPresent(c *statemod.Call) (*value.Map, error) {
 		var b strings.Builder
 		b.WriteString("The following group attributes are set to be changed:\n")
 		changes.Range(func(k, v any) bool {
-			fmt.Fprintf(&b, "%s: %s\n", value.Str(k), value.Str(v))
+			s := value.Str(v)
+			if k == "delusers" && membersSet && len(members) == 0 {
+				// Salt keeps these as a set: {'a', 'b'}.
+				s = "{" + strings.TrimSuffix(strings.TrimPrefix(s, "["), "]") + "}"
+			}
+			fmt.Fprintf(&b, "%s: %s\n", value.Str(k), s)
 			return true
 		})
 		ret.Set("comment", b.String())
@@ -156,7 +163,7 @@ func groupPresent(c *statemod.Call) (*value.Map, error) {
 			}
 			return true
 		})
-		left, _ := groupChanges(db, name, c.Get("gid"), add, del, members, membersSet)
+		left := groupChanges(db, name, c.Get("gid"), add, del, rawMembers)
 		if left != nil && left.Len() > 0 {
 			ret.Set("result", false)
 			ret.Set("comment", value.Str(getv(ret, "comment"))+"Some changes could not be applied")
@@ -171,11 +178,20 @@ func groupPresent(c *statemod.Call) (*value.Map, error) {
 		ret.Set("comment", "Group "+name+" set to be added")
 		return ret, nil
 	}
-	gid := intArg(c.Get("gid"))
-	if gid != nil && !c.Bool("non_unique") {
-		if g, ok, _ := db.GroupByGID(*gid); ok {
+	// Salt compares the gid with the existing ones as given (a quoted
+	// number matches none) and passes it to groupadd -g when it is truthy.
+	var gid *int64
+	if rawGID := c.Get("gid"); value.Truthy(rawGID) {
+		if gid = intArg(rawGID); gid == nil {
 			ret.Set("result", false)
-			ret.Set("comment", fmt.Sprintf("Group %s is not present but gid %d is already taken by group %s", name, *gid, g.Name))
+			ret.Set("comment", "Failed to create new group "+name)
+			return ret, nil
+		}
+	}
+	if n, isInt := c.Get("gid").(int64); isInt && !c.Bool("non_unique") {
+		if g, ok, _ := db.GroupByGID(n); ok {
+			ret.Set("result", false)
+			ret.Set("comment", fmt.Sprintf("Group %s is not present but gid %d is already taken by group %s", name, n, g.Name))
 			return ret, nil
 		}
 	}
@@ -195,7 +211,7 @@ func groupPresent(c *statemod.Call) (*value.Map, error) {
 	if g, ok, _ := db.Group(name); ok {
 		ret.Set("changes", value.MapOf("name", g.Name, "passwd", g.Passwd, "gid", g.GID, "members", value.NewList(anySlice(g.Members)...)))
 	}
-	if left, _ := groupChanges(db, name, c.Get("gid"), add, del, members, membersSet); left != nil && left.Len() > 0 {
+	if left := groupChanges(db, name, c.Get("gid"), add, del, rawMembers); left != nil && left.Len() > 0 {
 		ret.Set("result", false)
 		ret.Set("comment", "Group "+name+" has been created but, some changes could not be applied")
 		ret.Set("changes", value.MapOf("Failed", left))

@@ -1,269 +1,17 @@
 package states
 
-// ini.go is salt/states/ini_manage.py (ini.options_present,
-// ini.options_absent, ini.sections_present, ini.sections_absent) with the
-// _Ini/_Section model of salt/modules/ini_manage.py: the file is parsed
-// keeping comments and unknown lines, options are updated in place (a
-// commented-out option is uncommented), and the file is written back in
-// Salt's layout ("key = value", a blank line before each section).
+// ini.go is salt/states/ini_manage.py: ini.options_present,
+// ini.options_absent, ini.sections_present and ini.sections_absent. Like
+// Salt's, they read and edit the file through the ini execution functions
+// (internal/modules/ini.go), so the parsing and writing rules live there.
 
 import (
 	"fmt"
-	"os"
-	"regexp"
-	"sort"
 	"strings"
 
 	"brine/internal/statemod"
 	"brine/internal/value"
 )
-
-var (
-	iniSectRE     = regexp.MustCompile(`(?m)^\s*\[(.+?)\]\s*$`)
-	iniComRE      = regexp.MustCompile(`^\s*(#|;)\s*(.*)`)
-	iniIndentedRE = regexp.MustCompile(`^(\s+)(.*)`)
-)
-
-// iniSection is an ordered section: values are strings, nil (an option
-// being uncommented) or *iniSection (only at the top level).
-type iniSection struct {
-	name string
-	sep  string
-	keys []string
-	vals map[string]any
-}
-
-func newIniSection(name, sep string) *iniSection {
-	return &iniSection{name: name, sep: sep, vals: map[string]any{}}
-}
-
-func (s *iniSection) has(k string) bool { _, ok := s.vals[k]; return ok }
-
-func (s *iniSection) set(k string, v any) {
-	if !s.has(k) {
-		s.keys = append(s.keys, k)
-	}
-	s.vals[k] = v
-}
-
-func (s *iniSection) del(k string) {
-	if !s.has(k) {
-		return
-	}
-	delete(s.vals, k)
-	for i, x := range s.keys {
-		if x == k {
-			s.keys = append(s.keys[:i:i], s.keys[i+1:]...)
-			break
-		}
-	}
-}
-
-func (s *iniSection) optRE() *regexp.Regexp {
-	return regexp.MustCompile(`^(\s*)(.+?)\s*(` + regexp.QuoteMeta(s.sep) + `)\s*(.*)\s*$`)
-}
-
-// refresh parses the options of a section body (_Section.refresh).
-func (s *iniSection) refresh(text string) {
-	text = strings.Trim(text, "\n")
-	if text == "" {
-		return
-	}
-	optRE := s.optRE()
-	comments, unknown := 1, 1
-	indent := ""
-	for _, line := range strings.Split(text, "\n") {
-		if iniComRE.MatchString(line) {
-			s.set(fmt.Sprintf("#comment%d", comments), line)
-			comments++
-			continue
-		}
-		if m := iniIndentedRE.FindStringSubmatch(line); m != nil {
-			in := strings.ReplaceAll(m[1], "\t", "    ")
-			if in > indent {
-				if n := len(s.keys); n > 0 {
-					prev := s.keys[n-1]
-					if pv, ok := s.vals[prev].(string); ok {
-						s.vals[prev] = pv + "\n" + line
-					}
-				}
-				continue
-			}
-		}
-		if m := optRE.FindStringSubmatch(line); m != nil {
-			indent = strings.ReplaceAll(m[1], "\t", "    ")
-			s.set(m[2], strings.TrimRight(m[4], " \t"))
-			continue
-		}
-		s.set(fmt.Sprintf("#unknown%d", unknown), line)
-		unknown++
-	}
-}
-
-// parseIni reads path (an absent file is empty).
-func parseIni(path, sep string) (*iniSection, error) {
-	top := newIniSection(path, sep)
-	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return top, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("Unable to open file '%s'. Exception: %s", path, err)
-	}
-	text := strings.ReplaceAll(string(data), "\r\n", "\n")
-	idx := iniSectRE.FindAllStringSubmatchIndex(text, -1)
-	end := len(text)
-	if len(idx) > 0 {
-		end = idx[0][0]
-	}
-	top.refresh(text[:end])
-	for i, m := range idx {
-		name := text[m[2]:m[3]]
-		bodyEnd := len(text)
-		if i+1 < len(idx) {
-			bodyEnd = idx[i+1][0]
-		}
-		sect := newIniSection(name, sep)
-		sect.refresh(text[m[1]:bodyEnd])
-		top.set(name, sect)
-	}
-	return top, nil
-}
-
-func (s *iniSection) uncommentIfCommented(key string) {
-	optRE := s.optRE()
-	for i, k := range s.keys {
-		if !strings.HasPrefix(k, "#comment") {
-			continue
-		}
-		v, _ := s.vals[k].(string)
-		if m := optRE.FindStringSubmatch(strings.TrimLeft(v, "#")); m != nil && m[2] == key {
-			delete(s.vals, k)
-			s.keys[i] = key
-			s.vals[key] = nil
-			return
-		}
-	}
-}
-
-// iniPlain is a section as a plain mapping (as_dict).
-func (s *iniSection) plain() *value.Map {
-	m := value.NewMap(len(s.keys))
-	for _, k := range s.keys {
-		switch v := s.vals[k].(type) {
-		case *iniSection:
-			m.Set(k, v.plain())
-		default:
-			m.Set(k, v)
-		}
-	}
-	return m
-}
-
-// update is _Section.update: it applies a mapping and returns the
-// changes as {key: {before, after}} (nested for sections).
-func (s *iniSection) update(m *value.Map) *value.Map {
-	changes := value.NewMap(0)
-	m.Range(func(k, v any) bool {
-		key := value.Str(k)
-		var nv any
-		var plain any
-		if sub, ok := v.(*value.Map); ok {
-			sect := newIniSection(key, s.sep)
-			sect.update(sub)
-			nv, plain = sect, sect.plain()
-		} else {
-			str := value.Str(v)
-			nv, plain = str, str
-		}
-		if !s.has(key) {
-			changes.Set(key, value.MapOf("before", nil, "after", plain))
-			if _, isSect := nv.(*iniSection); !isSect {
-				s.uncommentIfCommented(key)
-			}
-			s.set(key, nv)
-			return true
-		}
-		cur := s.vals[key]
-		if cs, ok := cur.(*iniSection); ok {
-			if sub, ok := v.(*value.Map); ok {
-				if ch := cs.update(sub); ch.Len() > 0 {
-					changes.Set(key, ch)
-				}
-				return true
-			}
-		}
-		if str, ok := nv.(string); !ok || cur != any(str) {
-			var before any = cur
-			if cs, ok := cur.(*iniSection); ok {
-				before = cs.plain()
-			}
-			changes.Set(key, value.MapOf("before", before, "after", plain))
-			s.set(key, nv)
-		}
-		return true
-	})
-	return changes
-}
-
-// render is _Ini.flush's text.
-func (s *iniSection) render() string {
-	var parts []string
-	var gen func(sec *iniSection, top bool)
-	gen = func(sec *iniSection, top bool) {
-		if !top {
-			parts = append(parts, "\n["+sec.name+"]\n")
-		}
-		var subs []*iniSection
-		sep := " " + sec.sep + " "
-		if sec.sep == " " {
-			sep = " "
-		}
-		for _, k := range sec.keys {
-			switch v := sec.vals[k].(type) {
-			case *iniSection:
-				subs = append(subs, v)
-			default:
-				str := ""
-				if v != nil {
-					str = value.Str(v)
-				}
-				if iniComRE.MatchString(k) {
-					parts = append(parts, str+"\n")
-				} else {
-					parts = append(parts, k+sep+str+"\n")
-				}
-			}
-		}
-		for _, sub := range subs {
-			gen(sub, false)
-		}
-	}
-	gen(s, true)
-	if len(parts) > 0 {
-		parts[0] = strings.TrimLeft(parts[0], "\n")
-	}
-	return strings.Join(parts, "")
-}
-
-func (s *iniSection) flush(path string) error {
-	if err := writeFileAtomic(path, []byte(s.render())); err != nil {
-		return fmt.Errorf("Unable to write file '%s'. Exception: %s", path, err)
-	}
-	return nil
-}
-
-// visible is get_ini: the options and sections without comments.
-func (s *iniSection) visible() map[string]any {
-	out := map[string]any{}
-	for _, k := range s.keys {
-		if strings.HasPrefix(k, "#") {
-			continue
-		}
-		out[k] = s.vals[k]
-	}
-	return out
-}
 
 func init() {
 	params := []statemod.Param{statemod.Req("name"), statemod.Opt("sections", nil), statemod.Opt("separator", "=")}
@@ -277,248 +25,339 @@ func init() {
 		Doc: "Ensure that sections are not present in an ini file.", Run: iniSectionsAbsent})
 }
 
-func iniOptionsPresent(c *statemod.Call) (*value.Map, error) {
-	name := c.Name()
-	sep := c.Str("separator")
-	ret := statemod.Ret(c.Get("name"), true, "No anomaly detected")
-	var comment strings.Builder
-	test := c.Test
-	sections, _ := c.Get("sections").(*value.Map)
-	if sections == nil {
-		sections = value.NewMap(0)
-	}
-	ini, err := parseIni(name, sep)
+// iniMap calls an ini function that returns a mapping.
+func iniMap(c *statemod.Call, fun string, args ...any) (*value.Map, error) {
+	out, err := c.Salt(fun, args, nil)
 	if err != nil {
-		return statemod.Ret(c.Get("name"), false, err.Error()), nil
+		return nil, err
 	}
-	changes := value.NewMap(0)
-	options := value.NewMap(0)
-	sections.Range(func(k, v any) bool {
-		if _, ok := v.(*value.Map); !ok {
-			options.Set(k, v)
+	m, _ := out.(*value.Map)
+	if m == nil {
+		m = value.NewMap(0)
+	}
+	return m, nil
+}
+
+// pyIter is what Python's `for x in v` visits: the keys of a mapping, the
+// items of a list, the characters of a string (none for None).
+func pyIter(v any) ([]any, error) {
+	switch x := v.(type) {
+	case nil:
+		return nil, nil
+	case *value.Map:
+		return x.Keys(), nil
+	case *value.List:
+		return x.Items, nil
+	case string:
+		var out []any
+		for _, r := range x {
+			out = append(out, string(r))
 		}
-		return true
-	})
-	cur := ini.visible()
-	if test {
-		options.Range(func(k, v any) bool {
-			key := value.Str(k)
-			if cv, ok := cur[key].(string); ok && cv == value.Str(v) {
-				fmt.Fprintf(&comment, "Unchanged key %s.\n", key)
-			} else {
-				fmt.Fprintf(&comment, "Changed key %s.\n", key)
-				ret.Set("result", nil)
+		return out, nil
+	}
+	return nil, fmt.Errorf("TypeError: '%s' object is not iterable", pyTypeName(v))
+}
+
+func isMap(v any) bool { _, ok := v.(*value.Map); return ok }
+
+func iniGet(m *value.Map, k any) (any, bool) {
+	if m == nil {
+		return nil, false
+	}
+	return m.Get(k)
+}
+
+func iniOptionsPresent(c *statemod.Call) (*value.Map, error) {
+	name, sep := c.Get("name"), c.Get("separator")
+	ret := statemod.Ret(name, true, "No anomaly detected")
+	var comment strings.Builder
+	changes := value.NewMap(0)
+	note := func(format string, args ...any) { fmt.Fprintf(&comment, format, args...) }
+	sections, _ := c.Get("sections").(*value.Map)
+	if sections != nil && sections.Len() > 0 {
+		options := value.NewMap(0)
+		sections.Range(func(k, v any) bool {
+			if !isMap(v) {
+				options.Set(k, v)
 			}
 			return true
 		})
-	} else if options.Len() > 0 {
-		changes.Update(ini.update(options))
-	}
-	if c.Bool("strict") {
-		var extra []string
-		for k, v := range cur {
-			if _, isSect := v.(*iniSection); !isSect && !options.Has(k) {
-				extra = append(extra, k)
-			}
+		cur, err := iniMap(c, "ini.get_ini", name, sep)
+		if err != nil {
+			return nil, err
 		}
-		sort.Strings(extra)
-		for _, k := range extra {
-			if test {
-				fmt.Fprintf(&comment, "Removed key %s.\n", k)
-				ret.Set("result", nil)
+		topOpts, origSects := value.NewMap(0), value.NewMap(0)
+		cur.Range(func(k, v any) bool {
+			if isMap(v) {
+				origSects.Set(k, v)
 			} else {
-				changes.Set(k, value.MapOf("before", cur[k], "after", nil))
-				ini.del(k)
+				topOpts.Set(k, v)
 			}
-		}
-	}
-	sections.Range(func(k, v any) bool {
-		body, ok := v.(*value.Map)
-		if !ok {
 			return true
-		}
-		sname := value.Str(k)
-		descr := ""
-		if sname != "" {
-			descr = " in section " + sname
-		}
-		sectChanges := value.NewMap(0)
-		orig, _ := cur[sname].(*iniSection)
-		if c.Bool("strict") && orig != nil {
-			var extra []string
-			for _, key := range orig.keys {
-				if !strings.HasPrefix(key, "#") && !body.Has(key) {
-					extra = append(extra, key)
-				}
-			}
-			for _, key := range extra {
-				if test {
-					fmt.Fprintf(&comment, "Deleted key %s%s.\n", key, descr)
-					ret.Set("result", nil)
+		})
+		if c.Test {
+			options.Range(func(k, v any) bool {
+				if ov, ok := topOpts.Get(k); ok && value.Str(ov) == value.Str(v) {
+					note("Unchanged key %s.\n", value.Str(k))
 				} else {
-					sectChanges.Set(key, value.MapOf("before", orig.vals[key], "after", nil))
-					orig.del(key)
-				}
-			}
-		}
-		if test {
-			body.Range(func(ok, ov any) bool {
-				key := value.Str(ok)
-				have := "#-#-"
-				if orig != nil {
-					if s, isStr := orig.vals[key].(string); isStr {
-						have = s
-					}
-				}
-				if value.Str(ov) == have {
-					fmt.Fprintf(&comment, "Unchanged key %s%s.\n", key, descr)
-				} else {
-					fmt.Fprintf(&comment, "Changed key %s%s.\n", key, descr)
+					note("Changed key %s.\n", value.Str(k))
 					ret.Set("result", nil)
 				}
 				return true
 			})
 		} else {
-			upd := ini.update(value.MapOf(sname, body))
-			if ch, ok := upd.Get(sname); ok {
-				if chm, ok := ch.(*value.Map); ok {
-					sectChanges.Update(chm)
+			upd, err := iniMap(c, "ini.set_option", name, options, sep)
+			if err != nil {
+				return nil, err
+			}
+			changes.Update(upd)
+		}
+		if c.Bool("strict") {
+			for _, k := range topOpts.Keys() {
+				if options.Has(k) {
+					continue
 				}
+				if c.Test {
+					note("Removed key %s.\n", value.Str(k))
+					ret.Set("result", nil)
+					continue
+				}
+				if _, err := c.Salt("ini.remove_option", []any{name, nil, k, sep}, nil); err != nil {
+					return nil, err
+				}
+				before, _ := topOpts.Get(k)
+				changes.Set(k, value.MapOf("before", before, "after", nil))
 			}
 		}
-		if sectChanges.Len() > 0 {
-			changes.Set(sname, sectChanges)
+		var err2 error
+		sections.Range(func(k, v any) bool {
+			body, ok := v.(*value.Map)
+			if !ok {
+				return true
+			}
+			descr := ""
+			if value.Truthy(k) {
+				descr = " in section " + value.Str(k)
+			}
+			sectChanges := value.NewMap(0)
+			changes.Set(k, sectChanges)
+			origSect, _ := iniGet(origSects, k)
+			origMap, _ := origSect.(*value.Map)
+			if c.Bool("strict") {
+				orig, ok := cur.Get(k)
+				if !ok {
+					orig = value.NewMap(0)
+				}
+				om, isM := orig.(*value.Map)
+				if !isM {
+					err2 = fmt.Errorf("AttributeError: '%s' object has no attribute 'keys'", pyTypeName(orig))
+					return false
+				}
+				for _, key := range om.Keys() {
+					if body.Has(key) {
+						continue
+					}
+					before, ok := iniGet(origMap, key)
+					if !ok {
+						before = "#-#-"
+					}
+					if c.Test {
+						note("Deleted key %s%s.\n", value.Str(key), descr)
+						ret.Set("result", nil)
+						continue
+					}
+					if _, err := c.Salt("ini.remove_option", []any{name, k, key, sep}, nil); err != nil {
+						err2 = err
+						return false
+					}
+					sectChanges.Set(key, value.MapOf("before", before, "after", nil))
+				}
+			}
+			if c.Test {
+				body.Range(func(ok, ov any) bool {
+					have, found := iniGet(origMap, ok)
+					if !found {
+						have = "#-#-"
+					}
+					if value.Str(ov) == value.Str(have) {
+						note("Unchanged key %s%s.\n", value.Str(ok), descr)
+					} else {
+						note("Changed key %s%s.\n", value.Str(ok), descr)
+						ret.Set("result", nil)
+					}
+					return true
+				})
+				return true
+			}
+			upd, err := iniMap(c, "ini.set_option", name, value.MapOf(k, body), sep)
+			if err != nil {
+				err2 = err
+				return false
+			}
+			if sub, ok := upd.Get(k); ok {
+				if sm, ok := sub.(*value.Map); ok {
+					sectChanges.Update(sm)
+				}
+			}
+			if sectChanges.Len() == 0 {
+				changes.Delete(k)
+			}
+			return true
+		})
+		if err2 != nil {
+			return nil, err2
+		}
+	} else if !c.Test {
+		upd, err := iniMap(c, "ini.set_option", name, c.Get("sections"), sep)
+		if err != nil {
+			return nil, err
+		}
+		changes = upd
+	}
+	if c.Test {
+		ret.Set("comment", comment.String())
+	}
+	if e, ok := changes.GetString("error"); ok {
+		ret.Set("result", false)
+		ret.Set("comment", "Errors encountered. "+value.Str(e))
+		return ret, nil
+	}
+	out := getv(ret, "changes").(*value.Map)
+	changes.Range(func(k, v any) bool {
+		if value.Truthy(v) {
+			ret.Set("comment", "Changes take effect")
+			out.Set(k, v)
 		}
 		return true
 	})
-	if test {
-		ret.Set("comment", comment.String())
-		return ret, nil
-	}
-	if changes.Len() > 0 || !exists(name) {
-		if err := ini.flush(name); err != nil {
-			return statemod.Ret(c.Get("name"), false, err.Error()), nil
-		}
-	}
-	if changes.Len() > 0 {
-		ret.Set("comment", "Changes take effect")
-		ret.Set("changes", changes)
-	}
 	return ret, nil
 }
 
 func iniOptionsAbsent(c *statemod.Call) (*value.Map, error) {
-	name := c.Name()
-	sep := c.Str("separator")
-	ret := statemod.Ret(c.Get("name"), true, "No anomaly detected")
-	sections, _ := c.Get("sections").(*value.Map)
-	if sections == nil {
-		sections = value.NewMap(0)
-	}
-	ini, err := parseIni(name, sep)
-	if err != nil {
-		return statemod.Ret(c.Get("name"), false, err.Error()), nil
-	}
-	var comment strings.Builder
-	changes := value.NewMap(0)
-	sections.Range(func(k, v any) bool {
-		sname := value.Str(k)
-		descr := ""
-		if sname != "" {
-			descr = " in section " + sname
-		}
-		keys, isList := v.(*value.List)
-		target := ini
-		var names []string
-		if isList {
-			sect, _ := ini.vals[sname].(*iniSection)
-			target = sect
-			for _, it := range keys.Items {
-				names = append(names, value.Str(it))
-			}
-		} else {
-			names = []string{sname}
-			descr = ""
-		}
-		for _, key := range names {
-			var curVal any
-			if target != nil {
-				curVal = target.vals[key]
-			}
-			s, _ := curVal.(string)
-			if c.Test {
-				if s == "" {
-					fmt.Fprintf(&comment, "Key %s%s does not exist.\n", key, descr)
-					continue
-				}
-				fmt.Fprintf(&comment, "Deleted key %s%s.\n", key, descr)
-				ret.Set("result", nil)
-				continue
-			}
-			if target == nil || !target.has(key) || s == "" {
-				continue
-			}
-			target.del(key)
-			if isList {
-				sub, _ := changes.Get(sname)
-				sm, _ := sub.(*value.Map)
-				if sm == nil {
-					sm = value.NewMap(0)
-					changes.Set(sname, sm)
-				}
-				sm.Set(key, s)
-			} else {
-				changes.Set(sname, s)
-			}
-		}
-		return true
-	})
+	name, sep := c.Get("name"), c.Get("separator")
+	ret := statemod.Ret(name, true, "No anomaly detected")
+	sections := c.Get("sections")
+	smap, _ := sections.(*value.Map)
 	if c.Test {
+		var comment strings.Builder
+		names, err := pyIter(sections)
+		if err != nil {
+			return nil, err
+		}
+		for _, sect := range names {
+			descr := ""
+			if value.Truthy(sect) {
+				descr = " in section " + value.Str(sect)
+			}
+			var curSect any
+			cs, err := c.Salt("ini.get_section", []any{name, sect, sep}, nil)
+			switch {
+			case err != nil && strings.HasPrefix(err.Error(), "AttributeError"):
+				curSect = sect
+			case err != nil:
+				return nil, err
+			default:
+				curSect = cs
+			}
+			keys, _ := iniGet(smap, sect)
+			if kl, ok := keys.(*value.List); ok {
+				for _, key := range kl.Items {
+					cm, ok := curSect.(*value.Map)
+					if !ok {
+						return nil, fmt.Errorf("AttributeError: '%s' object has no attribute 'get'", pyTypeName(curSect))
+					}
+					if v, _ := cm.Get(key); !value.Truthy(v) {
+						fmt.Fprintf(&comment, "Key %s%s does not exist.\n", value.Str(key), descr)
+						continue
+					}
+					fmt.Fprintf(&comment, "Deleted key %s%s.\n", value.Str(key), descr)
+					ret.Set("result", nil)
+				}
+				continue
+			}
+			v, err := c.Salt("ini.get_option", []any{name, nil, sect, sep}, nil)
+			if err != nil {
+				return nil, err
+			}
+			if !value.Truthy(v) {
+				fmt.Fprintf(&comment, "Key %s does not exist.\n", value.Str(sect))
+				continue
+			}
+			fmt.Fprintf(&comment, "Deleted key %s.\n", value.Str(sect))
+			ret.Set("result", nil)
+		}
 		ret.Set("comment", comment.String())
 		if comment.Len() == 0 {
 			ret.Set("comment", "No changes detected.")
 		}
 		return ret, nil
 	}
-	if changes.Len() > 0 {
-		if err := ini.flush(name); err != nil {
-			return statemod.Ret(c.Get("name"), false, err.Error()), nil
+	if smap == nil {
+		if value.Truthy(sections) {
+			return nil, fmt.Errorf("AttributeError: '%s' object has no attribute 'items'", pyTypeName(sections))
 		}
-		ret.Set("comment", "Changes take effect")
-		ret.Set("changes", changes)
+		return ret, nil
 	}
-	return ret, nil
+	changes := getv(ret, "changes").(*value.Map)
+	var err2 error
+	smap.Range(func(sect, keys any) bool {
+		items, err := pyIter(keys)
+		if err != nil {
+			err2 = err
+			return false
+		}
+		_, isList := keys.(*value.List)
+		for _, key := range items {
+			cur, err := c.Salt("ini.remove_option", []any{name, sect, key, sep}, nil)
+			if err != nil {
+				err2 = err
+				return false
+			}
+			if !value.Truthy(cur) {
+				continue
+			}
+			sub, ok := changes.Get(sect)
+			sm, isM := sub.(*value.Map)
+			if !ok {
+				sm, isM = value.NewMap(0), true
+				changes.Set(sect, sm)
+			}
+			if !isM {
+				err2 = fmt.Errorf("AttributeError: '%s' object has no attribute 'update'", pyTypeName(sub))
+				return false
+			}
+			sm.Set(key, cur)
+			if !isList {
+				changes.Set(sect, cur)
+			}
+			ret.Set("comment", "Changes take effect")
+		}
+		return true
+	})
+	return ret, err2
 }
 
 func iniSectionsPresent(c *statemod.Call) (*value.Map, error) {
-	name := c.Name()
-	ret := statemod.Ret(c.Get("name"), true, "No anomaly detected")
-	ini, err := parseIni(name, c.Str("separator"))
+	name, sep := c.Get("name"), c.Get("separator")
+	ret := statemod.Ret(name, true, "No anomaly detected")
+	names, err := pyIter(c.Get("sections"))
 	if err != nil {
-		return statemod.Ret(c.Get("name"), false, err.Error()), nil
-	}
-	sections, _ := c.Get("sections").(*value.Map)
-	if sections == nil {
-		sections = value.NewMap(0)
+		return nil, err
 	}
 	if c.Test {
+		cur, err := iniMap(c, "ini.get_ini", name, sep)
+		if err != nil {
+			return nil, err
+		}
 		var comment strings.Builder
-		sections.Range(func(k, v any) bool {
-			sname := value.Str(k)
-			if sect, ok := ini.vals[sname].(*iniSection); ok {
-				body, _ := v.(*value.Map)
-				if body != nil && !value.Equal(sect.plainVisible(), body) {
-					fmt.Fprintf(&comment, "Changed key %s.\n", sname)
-					ret.Set("result", nil)
-				} else {
-					fmt.Fprintf(&comment, "Unchanged key %s.\n", sname)
-				}
-			} else {
-				fmt.Fprintf(&comment, "Created new section %s.\n", sname)
-				ret.Set("result", nil)
+		for _, s := range names {
+			if cur.Has(s) {
+				fmt.Fprintf(&comment, "Section unchanged %s.\n", value.Str(s))
+				continue
 			}
-			return true
-		})
+			fmt.Fprintf(&comment, "Created new section %s.\n", value.Str(s))
+			ret.Set("result", nil)
+		}
 		ret.Set("comment", comment.String())
 		if comment.Len() == 0 {
 			ret.Set("comment", "No changes detected.")
@@ -526,81 +365,61 @@ func iniSectionsPresent(c *statemod.Call) (*value.Map, error) {
 		return ret, nil
 	}
 	upd := value.NewMap(0)
-	sections.Range(func(k, v any) bool {
-		if _, ok := v.(*value.Map); !ok {
-			v = value.NewMap(0)
-		}
-		upd.Set(k, v)
-		return true
-	})
-	changes := ini.update(upd)
-	if changes.Len() > 0 {
-		if err := ini.flush(name); err != nil {
-			return statemod.Ret(c.Get("name"), false, err.Error()), nil
-		}
-		ret.Set("comment", "Changes take effect")
-		ret.Set("changes", changes)
+	for _, s := range names {
+		upd.Set(s, value.NewMap(0))
 	}
+	changes, err := iniMap(c, "ini.set_option", name, upd, sep)
+	if err != nil {
+		return nil, err
+	}
+	if e, ok := changes.GetString("error"); ok {
+		ret.Set("result", false)
+		ret.Set("changes", "Errors encountered "+value.Str(e))
+		return ret, nil
+	}
+	ret.Set("changes", changes)
+	ret.Set("comment", "Changes take effect")
 	return ret, nil
 }
 
-func (s *iniSection) plainVisible() *value.Map {
-	m := value.NewMap(0)
-	for _, k := range s.keys {
-		if !strings.HasPrefix(k, "#") {
-			m.Set(k, s.vals[k])
-		}
-	}
-	return m
-}
-
 func iniSectionsAbsent(c *statemod.Call) (*value.Map, error) {
-	name := c.Name()
-	ret := statemod.Ret(c.Get("name"), true, "No anomaly detected")
-	ini, err := parseIni(name, c.Str("separator"))
+	name, sep := c.Get("name"), c.Get("separator")
+	ret := statemod.Ret(name, true, "No anomaly detected")
+	names, err := pyIter(c.Get("sections"))
 	if err != nil {
-		return statemod.Ret(c.Get("name"), false, err.Error()), nil
-	}
-	var names []string
-	switch s := c.Get("sections").(type) {
-	case *value.List:
-		for _, it := range s.Items {
-			names = append(names, value.Str(it))
-		}
-	case *value.Map:
-		s.Range(func(k, _ any) bool { names = append(names, value.Str(k)); return true })
-	}
-	var comment strings.Builder
-	changes := value.NewMap(0)
-	for _, sname := range names {
-		sect, ok := ini.vals[sname].(*iniSection)
-		if !ok {
-			if c.Test {
-				fmt.Fprintf(&comment, "Section %s does not exist.\n", sname)
-			}
-			continue
-		}
-		if c.Test {
-			fmt.Fprintf(&comment, "Deleted section %s.\n", sname)
-			ret.Set("result", nil)
-			continue
-		}
-		changes.Set(sname, value.MapOf("before", sect.plainVisible(), "after", nil))
-		ini.del(sname)
+		return nil, err
 	}
 	if c.Test {
+		cur, err := iniMap(c, "ini.get_ini", name, sep)
+		if err != nil {
+			return nil, err
+		}
+		var comment strings.Builder
+		for _, s := range names {
+			if !cur.Has(s) {
+				fmt.Fprintf(&comment, "Section %s does not exist.\n", value.Str(s))
+				continue
+			}
+			fmt.Fprintf(&comment, "Deleted section %s.\n", value.Str(s))
+			ret.Set("result", nil)
+		}
 		ret.Set("comment", comment.String())
 		if comment.Len() == 0 {
 			ret.Set("comment", "No changes detected.")
 		}
 		return ret, nil
 	}
-	if changes.Len() > 0 {
-		if err := ini.flush(name); err != nil {
-			return statemod.Ret(c.Get("name"), false, err.Error()), nil
+	changes := getv(ret, "changes").(*value.Map)
+	for _, s := range names {
+		cur, err := c.Salt("ini.remove_section", []any{name, s, sep}, nil)
+		if err != nil {
+			return nil, err
 		}
+		if !value.Truthy(cur) {
+			continue
+		}
+		changes.Set(s, cur)
 		ret.Set("comment", "Changes take effect")
-		ret.Set("changes", changes)
 	}
 	return ret, nil
 }

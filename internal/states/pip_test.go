@@ -13,17 +13,21 @@ import (
 
 // writeWheel writes a minimal pure-Python wheel of brinedemo 1.0 to dir,
 // so that pip installs it offline.
-func writeWheel(t *testing.T, dir string) {
-	f, err := os.Create(filepath.Join(dir, "brinedemo-1.0-py3-none-any.whl"))
+func writeWheel(t *testing.T, dir string) { writeWheelVersion(t, dir, "1.0") }
+
+// writeWheelVersion writes a wheel of brinedemo ver to dir.
+func writeWheelVersion(t *testing.T, dir, ver string) {
+	f, err := os.Create(filepath.Join(dir, "brinedemo-"+ver+"-py3-none-any.whl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	zw := zip.NewWriter(f)
+	info := "brinedemo-" + ver + ".dist-info/"
 	files := [][2]string{
-		{"brinedemo/__init__.py", "VERSION = '1.0'\n"},
-		{"brinedemo-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: brinedemo\nVersion: 1.0\n"},
-		{"brinedemo-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: brine-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"},
-		{"brinedemo-1.0.dist-info/RECORD", "brinedemo/__init__.py,,\nbrinedemo-1.0.dist-info/METADATA,,\nbrinedemo-1.0.dist-info/WHEEL,,\nbrinedemo-1.0.dist-info/RECORD,,\n"},
+		{"brinedemo/__init__.py", "VERSION = '" + ver + "'\n"},
+		{info + "METADATA", "Metadata-Version: 2.1\nName: brinedemo\nVersion: " + ver + "\n"},
+		{info + "WHEEL", "Wheel-Version: 1.0\nGenerator: brine-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"},
+		{info + "RECORD", "brinedemo/__init__.py,,\n" + info + "METADATA,,\n" + info + "WHEEL,,\n" + info + "RECORD,,\n"},
 	}
 	for _, fl := range files {
 		w, _ := zw.Create(fl[0])

@@ -752,7 +752,7 @@ func pkgInstallSources(c *statemod.Call) (*value.Map, error) {
 	}
 	_, ierr := m.Install(bg(c), pkgmgr.InstallRequest{Targets: paths})
 	if c.Env != nil && c.Env.Exec != nil {
-		delete(c.Env.Exec.Values, "pkg.list_pkgs")
+		c.Env.Exec.Cache().Delete("pkg.list_pkgs")
 	}
 	after, err := curPkgs(c)
 	if err != nil {
@@ -1322,7 +1322,7 @@ func pkgUptodate(c *statemod.Call) (*value.Map, error) {
 	return ret, nil
 }
 
-func pkgHeldState(c *statemod.Call, hold bool) (*value.Map, error) {
+func pkgHeldStateGeneric(c *statemod.Call, hold bool) (*value.Map, error) {
 	name := c.Get("name")
 	var names []string
 	if value.Truthy(c.Get("pkgs")) {

@@ -3,7 +3,8 @@ package states
 // service.go is salt/states/service.py: service.running, service.dead,
 // service.enabled, service.disabled, service.masked, service.unmasked and
 // mod_watch (restart, reload or start when a watched state changed), over
-// internal/system/svcmgr (systemd where it is PID 1, else SysV scripts).
+// internal/system/svcmgr (systemd where it is PID 1, driven as Salt's
+// systemd_service module does, else SysV scripts).
 
 import (
 	"errors"
@@ -68,7 +69,13 @@ func svcManager(c *statemod.Call) svcmgr.Manager {
 			return m
 		}
 	}
-	return svcmgr.New(system.Exec{})
+	m := svcmgr.New(system.Exec{})
+	if sd, ok := m.(*svcmgr.Systemd); ok {
+		if scope, err := c.Salt("config.get", []any{"systemd.scope", true}, nil); err == nil {
+			sd.NoScope = !value.Truthy(scope)
+		}
+	}
+	return m
 }
 
 // svcErr is the message of a failed service command (Salt raises the
@@ -331,7 +338,7 @@ func svcMask(c *statemod.Call, name string, runtime, mask bool) *value.Map {
 	if runtime {
 		maskType, action = "runtime masked", "runtime unmasked"
 	}
-	masked, err := m.Masked(ctx, name)
+	masked, err := m.Masked(ctx, name, runtime)
 	if err != nil {
 		return statemod.Ret(c.Get("name"), false, svcErr(err))
 	}
@@ -362,7 +369,7 @@ func svcMask(c *statemod.Call, name string, runtime, mask bool) *value.Map {
 	if err != nil {
 		return statemod.Ret(c.Get("name"), false, svcErr(err))
 	}
-	if now, _ := m.Masked(ctx, name); now == mask {
+	if now, _ := m.Masked(ctx, name, runtime); now == mask {
 		ret.Set("changes", expected)
 		ret.Set("comment", "Service "+name+" was "+word)
 	} else if mask {

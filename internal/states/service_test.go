@@ -123,9 +123,9 @@ type maskFake struct {
 	masked map[string]bool
 }
 
-func (m *maskFake) Masked(_ context.Context, n string) (bool, error) { return m.masked[n], nil }
-func (m *maskFake) Mask(_ context.Context, n string, _ bool) error   { m.masked[n] = true; return nil }
-func (m *maskFake) Unmask(_ context.Context, n string, _ bool) error { m.masked[n] = false; return nil }
+func (m *maskFake) Masked(_ context.Context, n string, _ bool) (bool, error) { return m.masked[n], nil }
+func (m *maskFake) Mask(_ context.Context, n string, _ bool) error           { m.masked[n] = true; return nil }
+func (m *maskFake) Unmask(_ context.Context, n string, _ bool) error         { m.masked[n] = false; return nil }
 
 func TestServiceMaskFake(t *testing.T) {
 	ctx := execmod.NewContext()
@@ -138,5 +138,37 @@ func TestServiceMaskFake(t *testing.T) {
 	ret = sysRun(t, ctx, "service.masked", value.MapOf("name", "ntp", "runtime", true), true)
 	if str(ret, "comment") != "Service ntp would be runtime masked" {
 		t.Errorf("runtime test: %s", value.Repr(ret))
+	}
+}
+
+// TestServiceRunningSystemdCommands runs service.running over a booted
+// systemd that a recorder plays: the unit is stopped until started.
+func TestServiceRunningSystemdCommands(t *testing.T) {
+	started := false
+	rec := &system.Recorder{Reply: func(c system.Cmd) (system.Result, bool) {
+		args := c.Args
+		if c.Name == "systemd-run" {
+			args = args[2:]
+		}
+		switch line := strings.Join(args, " "); {
+		case line == "--version":
+			return system.Result{Stdout: "systemd 252 (252.33-1~deb12u1)\n"}, true
+		case line == "start cron.service":
+			started = true
+		case line == "is-active cron.service" && !started:
+			return system.Result{Stdout: "inactive\n", Code: 3}, true
+		case line == "status cron.service -n 0":
+			return system.Result{Stdout: "○ cron.service\n     Loaded: loaded\n", Code: 3}, true
+		}
+		return system.Result{}, true
+	}}
+	ctx := execmod.NewContext()
+	ctx.SetService("svcmgr", svcmgr.NewSystemd(rec))
+	ret := sysRun(t, ctx, "service.running", value.MapOf("name", "cron"), false)
+	if str(ret, "comment") != "Started service cron" || value.Repr(getMap(ret, "changes")) != "{'cron': True}" {
+		t.Errorf("service.running = %s", value.Repr(ret))
+	}
+	if !strings.Contains(strings.Join(rec.Lines(), "\n"), "systemd-run --scope systemctl start cron.service") {
+		t.Errorf("commands:\n%s", strings.Join(rec.Lines(), "\n"))
 	}
 }

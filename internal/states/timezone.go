@@ -1,9 +1,7 @@
 package states
 
-// timezone.go is salt/states/timezone.py (timezone.system) with the
-// Debian-family handling of salt/modules/timezone.py: the zone is the
-// /etc/localtime link (and /etc/timezone), compared by content with the
-// zoneinfo file; the hardware clock mode is the third line of /etc/adjtime.
+// timezone.go is salt/states/timezone.py: timezone.system, over the
+// timezone execution functions as Salt's state calls them.
 
 import (
 	"errors"
@@ -11,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"brine/internal/execmod"
 	"brine/internal/statemod"
-	"brine/internal/system/tzone"
 	"brine/internal/value"
 )
 
@@ -43,27 +41,39 @@ func init() {
 		Run:    timezoneSystem})
 }
 
-func tzSys(c *statemod.Call) tzone.System { return tzone.System{Root: sysRoot(c)} }
-
 func timezoneSystem(c *statemod.Call) (*value.Map, error) {
 	name := c.Name()
 	ret := statemod.Ret(c.Get("name"), nil, "")
-	same, err := tzSys(c).Compare(name)
-	if ce := (*tzone.CompareError)(nil); errors.As(err, &ce) && ce.Zone {
-		ret.Set("result", false)
-		ret.Set("comment", fmt.Sprintf("Unable to compare desired timezone '%s' to system timezone: zoneinfo file %s does not exist", name, filepath.Join("/usr/share/zoneinfo", name)))
-		return ret, nil
+	cmp, err := c.Salt("timezone.zone_compare", []any{name}, nil)
+	if err != nil {
+		var ce *execmod.CommandExecutionError
+		var ie *execmod.InvocationError
+		if errors.As(err, &ce) || errors.As(err, &ie) {
+			ret.Set("result", false)
+			ret.Set("comment", fmt.Sprintf("Unable to compare desired timezone '%s' to system timezone: %s", name, err))
+			return ret, nil
+		}
+		return nil, err
 	}
+	same := cmp == true
+	clock, err := c.Salt("timezone.get_hwclock", nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	// Salt only recognises "localtime" here: the UTC/LOCAL that Debian's
+	// /etc/adjtime gives counts as UTC.
+	myUTC := clock != "localtime"
 	utc := c.Get("utc")
 	wantUTC := value.Truthy(utc)
-	myUTC := tzSys(c).UTC()
 	var messages []string
 	if same {
 		ret.Set("result", true)
 		messages = append(messages, "Timezone "+name+" already set")
 	}
+	// utc != myutc in Python: only a boolean (or 0/1) can equal myutc.
+	utcDiffers := !pyEqualInt(utc, boolInt(myUTC))
 	doUTC := false
-	if wantUTC && wantUTC != myUTC {
+	if wantUTC && utcDiffers {
 		ret.Set("result", nil)
 		doUTC = true
 	} else if wantUTC {
@@ -75,11 +85,11 @@ func timezoneSystem(c *statemod.Call) (*value.Map, error) {
 	}
 	if c.Test {
 		messages = nil
-		if !same {
+		if cmp == false {
 			messages = append(messages, "Timezone "+name+" needs to be set")
 		}
 		if doUTC {
-			messages = append(messages, "UTC needs to be set to "+value.Repr(utc))
+			messages = append(messages, "UTC needs to be set to "+value.Str(utc))
 		}
 		ret.Set("comment", strings.Join(messages, ", "))
 		return ret, nil
@@ -87,8 +97,11 @@ func timezoneSystem(c *statemod.Call) (*value.Map, error) {
 	messages = nil
 	changes := getv(ret, "changes").(*value.Map)
 	if !same {
-		err := tzSys(c).Link(name, exists(rootPath(c, "/etc/timezone")) || isDebianRoot(c))
-		if err == nil {
+		ok, err := c.Salt("timezone.set_zone", []any{name}, nil)
+		if err != nil {
+			return nil, err
+		}
+		if value.Truthy(ok) {
 			changes.Set("timezone", name)
 			messages = append(messages, "Set timezone "+name)
 			ret.Set("result", true)
@@ -98,12 +111,20 @@ func timezoneSystem(c *statemod.Call) (*value.Map, error) {
 		}
 	}
 	if doUTC {
-		if err := tzSys(c).SetUTC(wantUTC); err == nil {
+		mode := "localtime"
+		if wantUTC {
+			mode = "UTC"
+		}
+		ok, err := c.Salt("timezone.set_hwclock", []any{mode}, nil)
+		if err != nil {
+			return nil, err
+		}
+		if value.Truthy(ok) {
 			changes.Set("utc", utc)
-			messages = append(messages, "Set UTC to "+value.Repr(utc))
+			messages = append(messages, "Set UTC to "+value.Str(utc))
 			ret.Set("result", true)
 		} else {
-			messages = append(messages, "Failed to set UTC to "+value.Repr(utc))
+			messages = append(messages, "Failed to set UTC to "+value.Str(utc))
 			ret.Set("result", false)
 		}
 	}
@@ -111,6 +132,9 @@ func timezoneSystem(c *statemod.Call) (*value.Map, error) {
 	return ret, nil
 }
 
-func isDebianRoot(c *statemod.Call) bool {
-	return exists(rootPath(c, "/etc/debian_version"))
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }

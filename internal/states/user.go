@@ -23,6 +23,10 @@ const userDBService = "usermgr"
 
 const redacted = "XXX-REDACTED-XXX"
 
+// defaultHash is shadow.default_hash on Linux: the password field of an
+// account created without one.
+const defaultHash = "!"
+
 func init() {
 	statemod.Register(&statemod.Function{Name: "user.present",
 		Params: []statemod.Param{statemod.Req("name"), statemod.Opt("uid", nil), statemod.Opt("gid", nil),
@@ -34,7 +38,8 @@ func init() {
 			statemod.Opt("workphone", nil), statemod.Opt("homephone", nil), statemod.Opt("other", nil),
 			statemod.Opt("loginclass", nil), statemod.Opt("date", nil), statemod.Opt("mindays", nil),
 			statemod.Opt("maxdays", nil), statemod.Opt("inactdays", nil), statemod.Opt("warndays", nil),
-			statemod.Opt("expire", nil), statemod.Opt("nologinit", false), statemod.Opt("allow_uid_change", false),
+			statemod.Opt("expire", nil), statemod.Opt("win_homedrive", nil), statemod.Opt("win_profile", nil),
+			statemod.Opt("win_logonscript", nil), statemod.Opt("win_description", nil), statemod.Opt("nologinit", false), statemod.Opt("allow_uid_change", false),
 			statemod.Opt("allow_gid_change", false), statemod.Opt("password_lock", nil)},
 		Doc: "Ensure that the named user is present with the given properties.",
 		Run: userPresent})
@@ -97,6 +102,19 @@ func listStrings(v any) []string {
 	return []string{value.Str(v)}
 }
 
+// pyIterStrings is what Salt gets iterating over a groups argument: the
+// items of a list, the characters of a string.
+func pyIterStrings(v any) []string {
+	if s, ok := v.(string); ok {
+		out := make([]string, 0, len(s))
+		for _, r := range s {
+			out = append(out, string(r))
+		}
+		return out
+	}
+	return listStrings(v)
+}
+
 // intArg returns an integer argument (nil when unset or not a number).
 func intArg(v any) *int64 {
 	switch x := v.(type) {
@@ -113,6 +131,20 @@ func intArg(v any) *int64 {
 	return nil
 }
 
+// pyEqualInt reports whether Python would find want == have: numbers
+// compare by value (True is 1), anything else (a quoted "42") differs.
+func pyEqualInt(want any, have int64) bool {
+	switch x := want.(type) {
+	case int64:
+		return x == have
+	case float64:
+		return x == float64(have)
+	case bool:
+		return (x && have == 1) || (!x && have == 0)
+	}
+	return false
+}
+
 // groupGID resolves a gid argument (a number or a group name).
 func groupGID(db *usermgr.DB, v any) (int64, bool) {
 	if n := intArg(v); n != nil {
@@ -120,6 +152,21 @@ func groupGID(db *usermgr.DB, v any) (int64, bool) {
 	}
 	g, ok, _ := db.Group(value.Str(v))
 	return g.GID, ok
+}
+
+// gidMatches is Salt's test of a gid argument against a user's gid: the
+// number itself, or the gid of the group it names (a quoted number names
+// no group).
+func gidMatches(db *usermgr.DB, want any, have int64) bool {
+	if pyEqualInt(want, have) {
+		return true
+	}
+	s, ok := want.(string)
+	if !ok {
+		return false
+	}
+	g, ok, _ := db.Group(s)
+	return ok && g.GID == have
 }
 
 func gidName(db *usermgr.DB, gid int64) string {
@@ -157,11 +204,12 @@ type userWant struct {
 	home                           string
 	createHome                     bool
 	password                       string
+	passwordSet                    bool // password was given (even "")
 	enforcePassword, emptyPassword bool
 	shell                          string
 	gecos                          [5]*string // fullname, room, work, home phone, other
-	date, mindays, maxdays         *int64
-	inactdays, warndays, expire    *int64
+	date, mindays, maxdays         any        // as given: Salt compares them with ==
+	inactdays, warndays, expire    any
 	allowUIDChange, allowGIDChange bool
 	passwordLock                   any
 }
@@ -182,13 +230,11 @@ func userChanges(db *usermgr.DB, name string, w *userWant) (*value.Map, error) {
 	if !w.removeGroups || (!w.hasGroups && len(w.optGroups) == 0) {
 		wanted = sortedUnique(append(wanted, curGroups...))
 	}
-	if uid := intArg(w.uid); uid != nil && *uid != 0 && u.UID != *uid {
+	if value.Truthy(w.uid) && !pyEqualInt(w.uid, u.UID) {
 		ch.Set("uid", w.uid)
 	}
-	if w.gid != nil {
-		if gid, ok := groupGID(db, w.gid); !ok || gid != u.GID {
-			ch.Set("gid", w.gid)
-		}
+	if w.gid != nil && !gidMatches(db, w.gid, u.GID) {
+		ch.Set("gid", w.gid)
 	}
 	defGID := u.GID
 	if w.gid != nil {
@@ -245,7 +291,7 @@ func userChanges(db *usermgr.DB, name string, w *userWant) (*value.Map, error) {
 	if w.shell != "" && u.Shell != w.shell {
 		ch.Set("shell", w.shell)
 	}
-	if w.password != "" && !w.emptyPassword && w.enforcePassword && sh.Passwd != w.password {
+	if w.password != "" && !w.emptyPassword && (sh.Passwd == defaultHash || w.enforcePassword) && sh.Passwd != w.password {
 		ch.Set("passwd", w.password)
 	}
 	if w.emptyPassword && sh.Passwd != "" {
@@ -253,16 +299,16 @@ func userChanges(db *usermgr.DB, name string, w *userWant) (*value.Map, error) {
 	}
 	for _, a := range []struct {
 		key  string
-		want *int64
+		want any
 		have int64
 	}{{"date", w.date, sh.LastChange}, {"mindays", w.mindays, sh.Min}, {"maxdays", w.maxdays, sh.Max},
 		{"inactdays", w.inactdays, sh.Inact}, {"warndays", w.warndays, sh.Warn}} {
-		if a.want != nil && *a.want != a.have {
-			ch.Set(a.key, *a.want)
+		if a.want != nil && !pyEqualInt(a.want, a.have) {
+			ch.Set(a.key, a.want)
 		}
 	}
-	if w.expire != nil && *w.expire != 0 && *w.expire != sh.Expire {
-		ch.Set("expire", *w.expire)
+	if value.Truthy(w.expire) && !pyEqualInt(w.expire, sh.Expire) {
+		ch.Set("expire", w.expire)
 	}
 	if (w.passwordLock == true && !strings.HasPrefix(sh.Passwd, "!")) || (w.passwordLock == false && strings.HasPrefix(sh.Passwd, "!")) {
 		ch.Set("password_lock", w.passwordLock)
@@ -303,14 +349,11 @@ func gecosString(f [5]string) string {
 	return strings.TrimRight(s, ",")
 }
 
-func chage(c *statemod.Call, db *usermgr.DB, name string, flag string, v int64) error {
-	args := []string{}
-	if db.Root != "" {
-		args = append(args, "--root", db.Root)
-	}
-	args = append(args, flag, strconv.FormatInt(v, 10), name)
-	_, err := system.Must(bg(c), db.Runner, system.Cmd{Name: "chage", Args: args})
-	return err
+// chage runs chage flag v name. Like Salt's shadow.set_* it does not
+// fail on chage's errors: callers compare the shadow entry afterwards.
+func chage(c *statemod.Call, db *usermgr.DB, name string, flag string, v any) {
+	args := append(rootArgs(db), flag, value.Str(v), name)
+	db.Runner.Run(bg(c), system.Cmd{Name: "chage", Args: args})
 }
 
 func shadowMap(db *usermgr.DB, name string) *value.Map {
@@ -329,11 +372,11 @@ func userPresent(c *statemod.Call) (*value.Map, error) {
 	w := &userWant{
 		uid: c.Get("uid"), gid: c.Get("gid"), removeGroups: c.Bool("remove_groups"),
 		home: c.Str("home"), createHome: c.Bool("createhome"), password: c.Str("password"),
-		enforcePassword: c.Bool("enforce_password"), emptyPassword: c.Bool("empty_password"),
+		passwordSet: c.Get("password") != nil, enforcePassword: c.Bool("enforce_password"), emptyPassword: c.Bool("empty_password"),
 		shell: c.Str("shell"), allowUIDChange: c.Bool("allow_uid_change"), allowGIDChange: c.Bool("allow_gid_change"),
 		passwordLock: c.Get("password_lock"),
-		date:         intArg(c.Get("date")), mindays: intArg(c.Get("mindays")), maxdays: intArg(c.Get("maxdays")),
-		inactdays: intArg(c.Get("inactdays")), warndays: intArg(c.Get("warndays")), expire: intArg(c.Get("expire")),
+		date:         c.Get("date"), mindays: c.Get("mindays"), maxdays: c.Get("maxdays"),
+		inactdays: c.Get("inactdays"), warndays: c.Get("warndays"), expire: c.Get("expire"),
 	}
 	for i, k := range gecosKeys {
 		if c.Has(k) {
@@ -347,22 +390,23 @@ func userPresent(c *statemod.Call) (*value.Map, error) {
 		}
 	}
 	if w.password != "" && c.Bool("hash_password") {
-		salt, algo := "", "sha512"
+		// Reuse the salt and algorithm of the current hash, as Salt does,
+		// so that the state stays idempotent.
+		kw := value.NewMap(0)
 		if sh, ok, _ := db.Shadow(name); ok {
-			if parts := strings.SplitN(sh.Passwd, "$", 4); len(parts) == 4 {
-				salt = parts[2]
-				if parts[1] == "5" {
-					algo = "sha256"
-				}
+			if parts := strings.Split(sh.Passwd, "$"); len(parts) == 4 {
+				algos := map[string]any{"1": "md5", "2a": "blowfish", "5": "sha256", "6": "sha512"}
+				kw.Set("crypt_salt", parts[2])
+				kw.Set("algorithm", algos[parts[1]])
 			}
 		}
-		h, err := usermgr.GenHash(w.password, salt, algo)
+		h, err := c.Salt("shadow.gen_password", []any{w.password}, kw)
 		if err != nil {
-			return statemod.Ret(c.Get("name"), false, err.Error()), nil
+			return nil, err
 		}
-		w.password = h
+		w.password = value.Str(h)
 	}
-	groups := listStrings(c.Get("groups"))
+	groups := pyIterStrings(c.Get("groups"))
 	w.hasGroups = c.Get("groups") != nil
 	w.groups = groups
 	if len(groups) > 0 {
@@ -376,11 +420,15 @@ func userPresent(c *statemod.Call) (*value.Map, error) {
 			return statemod.Ret(c.Get("name"), false, "The following group(s) are not present: "+strings.Join(missing, ",")), nil
 		}
 	}
-	for _, g := range listStrings(c.Get("optional_groups")) {
+	for _, g := range pyIterStrings(c.Get("optional_groups")) {
 		if _, ok, _ := db.Group(g); ok {
 			w.optGroups = append(w.optGroups, g)
 		}
 	}
+	// With usergroup and an existing group of the user's name, Salt checks
+	// the user against that group, but creates it and re-checks it with the
+	// gid argument.
+	gid := w.gid
 	if value.Truthy(c.Get("usergroup")) {
 		if _, ok, _ := db.Group(name); ok {
 			w.gid = name
@@ -416,7 +464,7 @@ func userPresent(c *statemod.Call) (*value.Map, error) {
 		if rc.Len() > 0 {
 			ret.Set("comment", "Updated user "+name)
 		}
-		w.allowUIDChange, w.allowGIDChange = true, true
+		w.allowUIDChange, w.allowGIDChange, w.gid = true, true, gid
 		if left, _ := userChanges(db, name, w); left != nil && left.Len() > 0 {
 			ret.Set("comment", "These values could not be changed: "+value.Repr(left))
 			ret.Set("result", false)
@@ -429,23 +477,35 @@ func userPresent(c *statemod.Call) (*value.Map, error) {
 		return ret, nil
 	}
 	spec := usermgr.UserSpec{Name: name, UID: intArg(w.uid), Groups: append(append([]string(nil), groups...), w.optGroups...),
-		Home: w.home, Shell: w.shell, System: c.Bool("system")}
-	if w.gid != nil {
-		if n := intArg(w.gid); n != nil {
+		Home: w.home, Shell: w.shell, System: c.Bool("system"), NoLogInit: c.Bool("nologinit")}
+	// useradd's primary group as Salt's user.add picks it: gid, else a
+	// group of the user's own (-U), else the existing group of that name
+	// when groups lists it and USERGROUPS_ENAB is on.
+	ug := c.Get("usergroup")
+	switch {
+	case gid != nil && gid != "":
+		if n := intArg(gid); n != nil {
 			spec.GID = n
 		} else {
-			spec.Group = value.Str(w.gid)
+			spec.Group = value.Str(gid)
 		}
+	case value.Truthy(ug):
+		t := true
+		spec.UserGroup = &t
+	case contains(spec.Groups, name) && usermgr.UserGroupsEnabled():
+		if g, ok, _ := db.Group(name); ok {
+			spec.GID = &g.GID
+		}
+	}
+	if ug == false {
+		f := false
+		spec.UserGroup = &f
 	}
 	ch := w.createHome
 	spec.CreateHome = &ch
 	if !c.Bool("unique") {
 		f := false
 		spec.Unique = &f
-	}
-	if ug := c.Get("usergroup"); ug != nil && w.gid == nil {
-		b := value.Truthy(ug)
-		spec.UserGroup = &b
 	}
 	var gf [5]string
 	anyGecos := false
@@ -490,18 +550,23 @@ func userPresent(c *statemod.Call) (*value.Map, error) {
 	}
 	for _, a := range []struct {
 		key, flag, what string
-		v               *int64
-		always          bool
-	}{{"date", "-d", "last change date to", w.date, true}, {"mindays", "-m", "minimum days to", w.mindays, false},
-		{"maxdays", "-M", "maximum days to", w.maxdays, false}, {"inactdays", "-I", "inactive days to", w.inactdays, false},
-		{"warndays", "-W", "warn days to", w.warndays, false}, {"expire", "-E", "expire days to", w.expire, false}} {
-		if a.v == nil || (!a.always && *a.v == 0) {
+		v               any
+		field           func(usermgr.Shadow) int64
+	}{{"date", "-d", "last change date to", w.date, func(s usermgr.Shadow) int64 { return s.LastChange }},
+		{"mindays", "-m", "minimum days to", w.mindays, func(s usermgr.Shadow) int64 { return s.Min }},
+		{"maxdays", "-M", "maximum days to", w.maxdays, func(s usermgr.Shadow) int64 { return s.Max }},
+		{"inactdays", "-I", "inactive days to", w.inactdays, func(s usermgr.Shadow) int64 { return s.Inact }},
+		{"warndays", "-W", "warn days to", w.warndays, func(s usermgr.Shadow) int64 { return s.Warn }},
+		{"expire", "-E", "expire days to", w.expire, func(s usermgr.Shadow) int64 { return s.Expire }}} {
+		// date is set whenever given, the others only when truthy.
+		if a.v == nil || (a.key != "date" && !value.Truthy(a.v)) {
 			continue
 		}
-		if err := chage(c, db, name, a.flag, *a.v); err != nil {
-			fail(a.what + " " + strconv.FormatInt(*a.v, 10))
+		chage(c, db, name, a.flag, a.v)
+		if sh, _, _ := db.Shadow(name); !pyEqualInt(a.v, a.field(sh)) {
+			fail(a.what + " " + value.Str(a.v))
 		}
-		info.Set(a.key, *a.v)
+		info.Set(a.key, a.v)
 	}
 	ret.Set("changes", info)
 	return ret, nil
@@ -539,78 +604,76 @@ func userApply(c *statemod.Call, db *usermgr.DB, name string, w *userWant, chang
 	}
 	for _, a := range []struct {
 		key, flag string
-		v         *int64
+		v         any
 	}{{"date", "-d", w.date}, {"mindays", "-m", w.mindays}, {"maxdays", "-M", w.maxdays},
 		{"inactdays", "-I", w.inactdays}, {"warndays", "-W", w.warndays}, {"expire", "-E", w.expire}} {
 		if changes.Has(a.key) {
-			if err := chage(c, db, name, a.flag, *a.v); err != nil {
-				return nil, err
-			}
+			chage(c, db, name, a.flag, a.v)
 		}
 	}
-	spec := usermgr.UserSpec{}
-	home := ""
-	if h, ok := changes.Get("home"); ok {
-		home = value.Str(h)
+	// Like Salt's user.ch* functions, each change is its own command whose
+	// failure is not an error: the state's final check reports what is
+	// left as "These values could not be changed".
+	mod := func(spec usermgr.UserSpec) { _ = db.ModUser(ctx, name, spec) }
+	homeChanged := false
+	if h, ok := changes.Get("home"); ok && !changes.Has("homeDoesNotExist") {
+		mod(usermgr.UserSpec{Home: value.Str(h)})
+		homeChanged = true
 	}
 	if h, ok := changes.Get("homeDoesNotExist"); ok {
-		home = value.Str(h)
-	}
-	if home != "" && home != u.Home {
-		spec.Home = home
-	}
-	if v, ok := changes.Get("uid"); ok {
-		spec.UID = intArg(v)
-	}
-	if v, ok := changes.Get("gid"); ok {
-		if n := intArg(v); n != nil {
-			spec.GID = n
-		} else {
-			spec.Group = value.Str(v)
+		p := value.Str(h)
+		if !homeChanged && p != u.Home {
+			mod(usermgr.UserSpec{Home: p})
+		}
+		if st, err := os.Stat(p); err != nil || !st.IsDir() {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return nil, err
+			}
+			os.Chown(p, int(u.UID), int(u.GID))
 		}
 	}
-	if v, ok := changes.Get("shell"); ok {
-		spec.Shell = value.Str(v)
-	}
-	have := [5]string{u.FullName, u.RoomNumber, u.WorkPhone, u.HomePhone, u.Other}
+	gecos := [5]string{u.FullName, u.RoomNumber, u.WorkPhone, u.HomePhone, u.Other}
 	gecosChanged := false
-	for i, k := range gecosKeys {
-		if v, ok := changes.Get(k); ok {
-			have[i], gecosChanged = value.Str(v), true
+	changes.Range(func(k, v any) bool {
+		switch k {
+		case "uid":
+			mod(usermgr.UserSpec{UID: intArg(v)})
+		case "gid":
+			if n := intArg(v); n != nil {
+				mod(usermgr.UserSpec{GID: n})
+			} else {
+				mod(usermgr.UserSpec{Group: value.Str(v)})
+			}
+		case "shell":
+			mod(usermgr.UserSpec{Shell: value.Str(v)})
+		default:
+			for i, g := range gecosKeys {
+				if k == g {
+					gecos[i], gecosChanged = value.Str(v), true
+				}
+			}
 		}
-	}
+		return true
+	})
 	if gecosChanged {
-		s := gecosString(have)
-		spec.Fullname = &s
+		s := gecosString(gecos)
+		mod(usermgr.UserSpec{Fullname: &s})
 	}
 	if v, ok := changes.Get("groups"); ok {
 		gs := listStrings(v)
 		if !w.removeGroups {
 			cur, _ := db.UserGroups(name)
-			gs = sortedUnique(append(gs, cur...))
+			nu, _, _ := db.User(name)
+			pg := gidName(db, nu.GID)
 			var keep []string
-			pg := gidName(db, u.GID)
-			for _, g := range gs {
+			for _, g := range sortedUnique(append(gs, cur...)) {
 				if g != pg {
 					keep = append(keep, g)
 				}
 			}
 			gs = keep
 		}
-		spec.Groups, spec.SetGroups = gs, true
-	}
-	if err := db.ModUser(ctx, name, spec); err != nil {
-		return nil, err
-	}
-	if h, ok := changes.Get("homeDoesNotExist"); ok {
-		p := value.Str(h)
-		if st, err := os.Stat(p); err != nil || !st.IsDir() {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				return nil, err
-			}
-			nu, _, _ := db.User(name)
-			os.Chown(p, int(nu.UID), int(nu.GID))
-		}
+		mod(usermgr.UserSpec{Groups: gs, SetGroups: true})
 	}
 	post, err := userInfo(db, name)
 	if err != nil {
@@ -623,7 +686,7 @@ func userApply(c *statemod.Call, db *usermgr.DB, name string, w *userWant, chang
 		}
 		return true
 	})
-	if pp, _ := preShadow.Get("passwd"); value.Str(pp) != w.password {
+	if pp, _ := preShadow.Get("passwd"); !w.passwordSet || value.Str(pp) != w.password {
 		shadowMap(db, name).Range(func(k, v any) bool {
 			if pv, _ := preShadow.Get(k); !value.Equal(pv, v) {
 				if k == "passwd" {

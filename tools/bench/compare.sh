@@ -9,8 +9,9 @@
 # first outputs, normalized as the conformance harness does (paths,
 # durations, start times), must be identical. Then each runs RUNS times
 # (default 5) after one warm-up run, timed with hyperfine when it is
-# installed, else with a loop over `date +%s%N`, and the ratio of the means
-# is printed. Without salt-call on PATH it says so and times brine alone.
+# installed, else with a loop over `date +%s%N`, and the ratios of the
+# means are printed: wall time, and CPU time (user+system, children
+# included; hyperfine only), which a loaded machine skews less. Without salt-call on PATH it says so and times brine alone.
 #
 # BRINE is the brine binary (default: built from this tree into a temp
 # dir); SALT_CALL the salt-call command (default: salt-call on PATH).
@@ -45,6 +46,9 @@ scenarios=(
 	"apply-nop-10k nop 500 20 state.apply"
 	"apply-files-200 files 10 20 state.apply"
 	"apply-mix-1k mix 50 20 state.apply"
+	"test-mix-1k mix 50 20 state.apply test=True"
+	"pillar-mix-1k mix 50 20 pillar.items"
+	"test-true nop 1 1 test.true"
 )
 if [ $# -gt 0 ]; then
 	want=" $* "
@@ -99,10 +103,10 @@ elif cmd == "normalize":          # CASE CONF STDOUT RC -> normalized JSON
     except ValueError as exc:
         doc = {"retcode": int(args[3]), "error": "output is not JSON: %s" % exc}
     sys.stdout.write(caselib.dumps(doc))
-elif cmd == "mean":               # hyperfine JSON -> mean seconds of each command
+elif cmd == "mean":               # hyperfine JSON -> mean wall and CPU seconds of each command
     with open(args[0]) as fh:
         for r in json.load(fh)["results"]:
-            print("%.6f" % r["mean"])
+            print("%.6f %.6f" % (r["mean"], r["user"] + r["system"]))
 PY
 }
 
@@ -128,7 +132,7 @@ loop_mean() {
 }
 
 failed=0
-printf '%-18s %10s %10s %8s  %s\n' scenario salt-call brine ratio outputs
+printf '%-18s %10s %10s %8s %8s  %s\n' scenario salt-call brine wall cpu outputs
 for s in "${scenarios[@]}"; do
 	read -r name kind sls per fun <<<"$s"
 	dir=$work/$name
@@ -162,15 +166,19 @@ for s in "${scenarios[@]}"; do
 		mapfile -t means < <(py mean "$dir/times.json")
 	else
 		means=()
-		[ -n "$sfull" ] && means+=("$(loop_mean "$sfull")")
-		means+=("$(loop_mean "$bfull")")
+		[ -n "$sfull" ] && means+=("$(loop_mean "$sfull") -")
+		means+=("$(loop_mean "$bfull") -")
 	fi
 	if [ -n "$sfull" ]; then
-		st=${means[0]} bt=${means[1]}
+		read -r st sc <<<"${means[0]}"
+		read -r bt bc <<<"${means[1]}"
 		ratio=$(awk -v s="$st" -v b="$bt" 'BEGIN { printf "%.1fx", s / b }')
-		printf '%-18s %9.3fs %9.3fs %8s  %s\n' "$name" "$st" "$bt" "$ratio" "$verdict"
+		cratio=-
+		[ "$sc" != - ] && cratio=$(awk -v s="$sc" -v b="$bc" 'BEGIN { printf "%.1fx", s / b }')
+		printf '%-18s %9.3fs %9.3fs %8s %8s  %s\n' "$name" "$st" "$bt" "$ratio" "$cratio" "$verdict"
 	else
-		printf '%-18s %10s %9.3fs %8s  %s\n' "$name" - "${means[0]}" - "$verdict"
+		read -r bt _ <<<"${means[0]}"
+		printf '%-18s %10s %9.3fs %8s %8s  %s\n' "$name" - "$bt" - - "$verdict"
 	fi
 done
 exit $failed

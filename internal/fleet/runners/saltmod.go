@@ -196,7 +196,7 @@ func saltState(c *statemod.Call) (*value.Map, error) {
 		spec.batch = value.Str(c.Get("batch"))
 	}
 	spec.failhard = c.Get("failhard") == true || value.Truthy(c.Opt("failhard"))
-	cmdRet, err := rc.cmd(spec)
+	cmdRet, err := rc.stateCmd(c, spec)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 // Package svcmgr drives the init system: systemd through systemctl where
-// systemd is PID 1, else SysV init scripts (service, update-rc.d or
-// chkconfig), behind one Manager interface.
+// systemd is PID 1 (as Salt's systemd_service module does), else SysV
+// init scripts (service, update-rc.d or chkconfig), behind one Manager
+// interface.
 package svcmgr
 
 import (
@@ -25,8 +26,9 @@ type Manager interface {
 	Status(ctx context.Context, name string) (bool, error)
 	// Enabled reports whether the service starts at boot.
 	Enabled(ctx context.Context, name string) (bool, error)
-	// Masked reports whether the service is masked (always false for SysV).
-	Masked(ctx context.Context, name string) (bool, error)
+	// Masked reports whether the service is masked, until reboot only
+	// with runtime true (always false for SysV).
+	Masked(ctx context.Context, name string, runtime bool) (bool, error)
 	// Start, Stop, Restart and Reload change the running state.
 	Start(ctx context.Context, name string) error
 	Stop(ctx context.Context, name string) error
@@ -53,141 +55,9 @@ func SystemdBooted() bool {
 // else SysV init.
 func New(r system.Runner) Manager {
 	if SystemdBooted() {
-		return &Systemd{Runner: r}
+		return NewSystemd(r)
 	}
 	return &SysV{Runner: r}
-}
-
-// Systemd drives systemctl.
-type Systemd struct{ Runner system.Runner }
-
-// Name returns "systemd".
-func (s *Systemd) Name() string { return "systemd" }
-
-// unit appends ".service" to names without a unit suffix.
-func unit(name string) string {
-	for _, suf := range []string{".service", ".socket", ".timer", ".target", ".mount", ".path", ".scope", ".slice", ".device", ".swap", ".automount"} {
-		if strings.HasSuffix(name, suf) {
-			return name
-		}
-	}
-	return name + ".service"
-}
-
-func (s *Systemd) ctl(ctx context.Context, args ...string) (system.Result, error) {
-	return s.Runner.Run(ctx, system.Cmd{Name: "systemctl", Args: args})
-}
-
-func (s *Systemd) must(ctx context.Context, args ...string) error {
-	_, err := system.Must(ctx, s.Runner, system.Cmd{Name: "systemctl", Args: args})
-	return err
-}
-
-// Available checks the unit's LoadState.
-func (s *Systemd) Available(ctx context.Context, name string) (bool, error) {
-	res, err := s.ctl(ctx, "show", "--property=LoadState", "--value", unit(name))
-	if err != nil {
-		return false, err
-	}
-	st := strings.TrimSpace(res.Stdout)
-	return st != "" && st != "not-found", nil
-}
-
-// Status runs systemctl is-active.
-func (s *Systemd) Status(ctx context.Context, name string) (bool, error) {
-	res, err := s.ctl(ctx, "is-active", unit(name))
-	if err != nil {
-		return false, err
-	}
-	return res.Code == 0, nil
-}
-
-// Enabled runs systemctl is-enabled: success (enabled, static, alias...)
-// counts as enabled, as in Salt's systemd module.
-func (s *Systemd) Enabled(ctx context.Context, name string) (bool, error) {
-	res, err := s.ctl(ctx, "is-enabled", unit(name))
-	if err != nil {
-		return false, err
-	}
-	return res.Code == 0, nil
-}
-
-// Masked checks is-enabled for masked or masked-runtime.
-func (s *Systemd) Masked(ctx context.Context, name string) (bool, error) {
-	res, err := s.ctl(ctx, "is-enabled", unit(name))
-	if err != nil {
-		return false, err
-	}
-	st := strings.TrimSpace(res.Stdout)
-	return st == "masked" || st == "masked-runtime", nil
-}
-
-// Start runs systemctl start.
-func (s *Systemd) Start(ctx context.Context, name string) error {
-	return s.must(ctx, "start", unit(name))
-}
-
-// Stop runs systemctl stop.
-func (s *Systemd) Stop(ctx context.Context, name string) error {
-	return s.must(ctx, "stop", unit(name))
-}
-
-// Restart runs systemctl restart.
-func (s *Systemd) Restart(ctx context.Context, name string) error {
-	return s.must(ctx, "restart", unit(name))
-}
-
-// Reload runs systemctl reload.
-func (s *Systemd) Reload(ctx context.Context, name string) error {
-	return s.must(ctx, "reload", unit(name))
-}
-
-// Enable runs systemctl enable.
-func (s *Systemd) Enable(ctx context.Context, name string) error {
-	return s.must(ctx, "enable", unit(name))
-}
-
-// Disable runs systemctl disable.
-func (s *Systemd) Disable(ctx context.Context, name string) error {
-	return s.must(ctx, "disable", unit(name))
-}
-
-// Mask runs systemctl mask.
-func (s *Systemd) Mask(ctx context.Context, name string, runtime bool) error {
-	if runtime {
-		return s.must(ctx, "mask", "--runtime", unit(name))
-	}
-	return s.must(ctx, "mask", unit(name))
-}
-
-// Unmask runs systemctl unmask.
-func (s *Systemd) Unmask(ctx context.Context, name string, runtime bool) error {
-	if runtime {
-		return s.must(ctx, "unmask", "--runtime", unit(name))
-	}
-	return s.must(ctx, "unmask", unit(name))
-}
-
-// List returns the service units systemd knows (files and loaded units).
-func (s *Systemd) List(ctx context.Context) ([]string, error) {
-	seen := map[string]bool{}
-	for _, args := range [][]string{
-		{"list-unit-files", "--type=service", "--no-legend", "--no-pager", "--full"},
-		{"list-units", "--type=service", "--all", "--no-legend", "--no-pager", "--full"},
-	} {
-		res, err := s.ctl(ctx, args...)
-		if err != nil {
-			return nil, err
-		}
-		for _, line := range strings.Split(res.Stdout, "\n") {
-			f := strings.Fields(strings.TrimLeft(line, "● *"))
-			if len(f) == 0 || !strings.HasSuffix(f[0], ".service") || strings.Contains(f[0], "@.") {
-				continue
-			}
-			seen[strings.TrimSuffix(f[0], ".service")] = true
-		}
-	}
-	return sortedKeys(seen), nil
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -279,7 +149,7 @@ func (s *SysV) Enabled(_ context.Context, name string) (bool, error) {
 }
 
 // Masked is always false: SysV init has no masking.
-func (s *SysV) Masked(context.Context, string) (bool, error) { return false, nil }
+func (s *SysV) Masked(context.Context, string, bool) (bool, error) { return false, nil }
 
 // Start runs the script's start action.
 func (s *SysV) Start(ctx context.Context, name string) error { return s.must(ctx, name, "start") }

@@ -1,9 +1,8 @@
-// Package tzone is the Linux time zone handling of
-// salt/modules/timezone.py that the timezone execution functions and
-// timezone.system share: /etc/localtime compared with and linked to the
-// zoneinfo files, /etc/timezone, and the hardware clock mode of
-// /etc/adjtime. Paths are under Root ("" for /) so tests can use a
-// directory.
+// Package tzone is the Linux time zone file handling of
+// salt/modules/timezone.py that the timezone execution functions use:
+// /etc/localtime compared with and linked to the zoneinfo files,
+// /etc/timezone, and the hardware clock mode of /etc/adjtime. Paths are
+// under Root ("" for /) so tests can use a directory.
 package tzone
 
 import (
@@ -82,55 +81,4 @@ func (s System) Adjtime() (mode string, ok bool) {
 	}
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
 	return strings.TrimSpace(lines[len(lines)-1]), true
-}
-
-// UTC reports whether the hardware clock keeps UTC: the third line of
-// /etc/adjtime is not LOCAL (true when there is no such file).
-func (s System) UTC() bool {
-	data, err := os.ReadFile(s.Path("/etc/adjtime"))
-	if err != nil {
-		return true
-	}
-	lines := strings.Split(string(data), "\n")
-	return !(len(lines) > 2 && strings.TrimSpace(lines[2]) == "LOCAL")
-}
-
-// SetUTC writes the hardware clock mode to /etc/adjtime.
-func (s System) SetUTC(utc bool) error {
-	p := s.Path("/etc/adjtime")
-	lines := []string{"0.0 0 0.0", "0"}
-	if data, err := os.ReadFile(p); err == nil {
-		lines = strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-		for len(lines) < 2 {
-			lines = append(lines, "0")
-		}
-	}
-	mode := "UTC"
-	if !utc {
-		mode = "LOCAL"
-	}
-	if len(lines) > 2 {
-		lines[2] = mode
-	} else {
-		lines = append(lines[:2], mode)
-	}
-	return os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-}
-
-// Zone is the system time zone name: /etc/timezone, else the zoneinfo
-// path /etc/localtime links to.
-func (s System) Zone() (string, error) {
-	if data, err := os.ReadFile(s.Path("/etc/timezone")); err == nil {
-		if z := strings.TrimSpace(string(data)); z != "" {
-			return z, nil
-		}
-	}
-	target, err := os.Readlink(s.Path("/etc/localtime"))
-	if err != nil {
-		return "", err
-	}
-	if _, z, ok := strings.Cut(target, "zoneinfo/"); ok {
-		return z, nil
-	}
-	return "", os.ErrNotExist
 }

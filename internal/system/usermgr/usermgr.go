@@ -225,6 +225,7 @@ type UserSpec struct {
 	Unique     *bool // false allows a duplicate uid
 	UserGroup  *bool // create a group of the same name
 	MoveHome   bool
+	NoLogInit  bool // useradd -l: no lastlog and faillog entries
 }
 
 func (d *DB) rootArgs() []string {
@@ -277,6 +278,9 @@ func (d *DB) AddUser(ctx context.Context, s UserSpec) error {
 	}
 	if s.System {
 		args = append(args, "-r")
+	}
+	if s.NoLogInit {
+		args = append(args, "-l")
 	}
 	if s.Unique != nil && !*s.Unique {
 		args = append(args, "-o")
@@ -407,4 +411,20 @@ func (d *DB) SetPassword(ctx context.Context, name, hash string) error {
 	args := append(d.rootArgs(), "-p", hash, name)
 	_, err := system.Must(ctx, d.Runner, system.Cmd{Name: "usermod", Args: args})
 	return err
+}
+
+// UserGroupsEnabled reports whether /etc/login.defs turns USERGROUPS_ENAB
+// on, read the way Salt's useradd module reads it: the first line naming
+// the option within its first 15 characters decides.
+func UserGroupsEnabled() bool {
+	data, err := os.ReadFile("/etc/login.defs")
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line[:min(15, len(line))], "USERGROUPS_ENAB") {
+			return strings.Contains(line, "yes")
+		}
+	}
+	return false
 }

@@ -41,13 +41,13 @@ func TestCommandLines(t *testing.T) {
 	uid := int64(1234)
 	yes := true
 	full := "Ann Example"
-	_ = d.AddUser(ctx, UserSpec{Name: "ann", UID: &uid, Group: "staff", Groups: []string{"a", "b"}, Home: "/home/ann", CreateHome: &yes, Shell: "/bin/bash", Fullname: &full, System: true})
+	_ = d.AddUser(ctx, UserSpec{Name: "ann", UID: &uid, Group: "staff", Groups: []string{"a", "b"}, Home: "/home/ann", CreateHome: &yes, Shell: "/bin/bash", Fullname: &full, System: true, NoLogInit: true})
 	_ = d.ModUser(ctx, "ann", UserSpec{SetGroups: true})
 	_ = d.ModUser(ctx, "ann", UserSpec{})
 	_ = d.DelUser(ctx, "ann", true, false)
 	_ = d.SetMembers(ctx, "staff", []string{"ann", "bob"})
 	want := []string{
-		"useradd --root /mnt/r -u 1234 -g staff -G a,b -d /home/ann -m -s /bin/bash -c 'Ann Example' -r ann",
+		"useradd --root /mnt/r -u 1234 -g staff -G a,b -d /home/ann -m -s /bin/bash -c 'Ann Example' -r -l ann",
 		"usermod --root /mnt/r -G '' ann",
 		"userdel --root /mnt/r -r ann",
 		"gpasswd --root /mnt/r -M ann,bob staff",

@@ -8,15 +8,9 @@ package highstate
 import (
 	"archive/tar"
 	"compress/gzip"
-	"crypto/md5"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha3"
-	"crypto/sha512"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"log/slog"
 	"os"
@@ -26,20 +20,13 @@ import (
 
 	"brine/internal/engine"
 	"brine/internal/execmod"
+	"brine/internal/pyops"
 	"brine/internal/value"
 )
 
 func init() {
 	execmod.Register("state.pkg", statePkg, "Run the packaged state run pkg_path (a salt-ssh tar.gz) if its hash_type sum is pkg_sum; {} otherwise.")
 	execmod.SetOutputter("state.pkg", "highstate")
-}
-
-// pkgHashes are the hashlib constructors Salt's get_hash accepts here.
-var pkgHashes = map[string]func() hash.Hash{
-	"md5": md5.New, "sha1": sha1.New, "sha224": sha256.New224, "sha256": sha256.New,
-	"sha384": sha512.New384, "sha512": sha512.New,
-	"sha3_224": func() hash.Hash { return sha3.New224() }, "sha3_256": func() hash.Hash { return sha3.New256() },
-	"sha3_384": func() hash.Hash { return sha3.New384() }, "sha3_512": func() hash.Hash { return sha3.New512() },
 }
 
 // pkgValueError is the Python ValueError get_hash raises.
@@ -51,7 +38,7 @@ func (e *pkgValueError) Error() string { return e.msg }
 func (e *pkgValueError) SaltExceptionClass() string { return "ValueError" }
 
 func fileHash(p, form string) (string, error) {
-	mk, ok := pkgHashes[form]
+	mk, ok := pyops.Hashlib(form)
 	if !ok {
 		return "", &pkgValueError{msg: "Invalid hash type: " + form}
 	}

@@ -311,9 +311,14 @@ func Call(args []string, stdout, stderr io.Writer) int {
 	ctx.SetRetcode(0)
 	ret, err := fn(ctx, cargs, ckwargs)
 	if err != nil {
+		// salt-call: a TypeError (SaltInvocationError is one) prints
+		// the message, then the function's doc as its usage.
 		var inv *execmod.InvocationError
 		if errors.As(err, &inv) {
-			fmt.Fprintln(stderr, inv.Msg)
+			fmt.Fprintf(stderr, "\nPassed invalid arguments: %s.\n\nUsage:\n", inv.Msg)
+			if e := ctx.Registry.Entry(fun); e != nil {
+				fmt.Fprintln(stdout, e.Doc)
+			}
 			return exitGeneric
 		}
 		fmt.Fprintf(stderr, "Error running '%s': %s\n", fun, err)

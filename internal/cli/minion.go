@@ -127,7 +127,7 @@ func Minion(args []string, stdout, stderr io.Writer) int {
 		}
 		return g
 	}
-	mn, err := minion.New(minion.Options{Opts: cfg.Opts(), Grains: g, CollectGrains: collect, Log: slog.Default(), JobProcess: jobProcess, Parallel: parallel})
+	mn, err := minion.New(minion.Options{Opts: cfg.Opts(), Grains: g, CollectGrains: collect, Log: slog.Default(), JobProcess: jobProcess, Parallel: parallel, LocalBus: true})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitGeneric

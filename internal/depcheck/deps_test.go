@@ -26,7 +26,8 @@ var layer = map[string]int{
 	"statemod": 5, "top": 5,
 	"pyext":     6, // Python extensions: registered into the execmod, statemod and render registries
 	"fileops":   6, // the file operations the file execution functions and states share
-	"schedule":  6, // the minion scheduler: evaluation and the store the daemon and schedule.* share
+	"schedule":  5, // the minion scheduler: evaluation and the store the daemon and schedule.* share
+	"beacons":   6, // the beacon modules, the engine the minion daemon runs and the store beacons.* share (wtmp's time ranges read dates as schedule does)
 	"renderers": 7, "modules": 7, "states": 7, "outputters": 7,
 	"pillar": 8, "compile": 8, "engine": 8,
 	"highstate": 9,

@@ -79,16 +79,19 @@ func TestBind(t *testing.T) {
 	}{
 		{"positional", []any{"a", "d"}, nil, "['a', 'd', ':']", "{}", ""},
 		{"keyword", []any{"a"}, value.MapOf("delimiter", "/", "other", 1, "__pub_fun", "x"), "['a', '', '/']", "{'other': 1}", ""},
-		{"missing", nil, nil, "", "", "get() missing required argument: 'key'"},
+		{"missing", nil, nil, "", "", "get() missing 1 required positional argument: 'key'"},
 		{"twice", []any{"a"}, value.MapOf("key", "b"), "", "", "get() got multiple values for argument 'key'"},
-		{"too many", []any{1, 2, 3, 4}, nil, "", "", "get() takes at most 3 positional arguments but 4 were given"},
+		{"too many", []any{1, 2, 3, 4}, nil, "", "", "get() takes from 1 to 3 positional arguments but 4 were given"},
+		// Python checks keywords given twice before counting positionals
+		{"twice and too many", []any{1, 2, 3, 4}, value.MapOf("default", 0), "", "", "get() got multiple values for argument 'default'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			vals, rest, err := Bind("get", tt.args, tt.kwargs, params...)
+			vals, rest, err := Bind("config.get", tt.args, tt.kwargs, params...)
 			if tt.err != "" {
+				var te *TypeError
 				var ie *InvocationError
-				if !errors.As(err, &ie) || err.Error() != tt.err {
+				if !errors.As(err, &te) || err.Error() != tt.err || !errors.As(err, &ie) || ie.Msg != tt.err {
 					t.Fatalf("err = %v, want %q", err, tt.err)
 				}
 				return
@@ -119,5 +122,33 @@ func TestSetups(t *testing.T) {
 	}
 	if got := value.Repr(order); len(order) != 3 || order[0] != "first" || order[1] != "a" || order[2] != "b" {
 		t.Errorf("order = %v %s", order, got)
+	}
+}
+
+// TestTypeErrorTexts pins Python 3's wording of argument errors.
+func TestTypeErrorTexts(t *testing.T) {
+	tests := []struct {
+		name   string
+		params []Param
+		args   []any
+		want   string
+	}{
+		{"one missing", []Param{Req("cmd"), Opt("cwd", nil)}, nil, "run() missing 1 required positional argument: 'cmd'"},
+		{"two missing", []Param{Req("a"), Req("b")}, nil, "run() missing 2 required positional arguments: 'a' and 'b'"},
+		{"three missing", []Param{Req("a"), Req("b"), Req("c")}, nil, "run() missing 3 required positional arguments: 'a', 'b', and 'c'"},
+		{"last two missing", []Param{Req("a"), Req("b"), Req("c")}, []any{1}, "run() missing 2 required positional arguments: 'b' and 'c'"},
+		{"takes one", []Param{Req("a")}, []any{1, 2}, "run() takes 1 positional argument but 2 were given"},
+		{"takes none", nil, []any{1}, "run() takes 0 positional arguments but 1 was given"},
+		{"takes two", []Param{Req("a"), Req("b")}, []any{1, 2, 3}, "run() takes 2 positional arguments but 3 were given"},
+		{"takes from", []Param{Req("a"), Opt("b", nil), Opt("c", nil)}, []any{1, 2, 3, 4}, "run() takes from 1 to 3 positional arguments but 4 were given"},
+		{"takes from zero", []Param{Opt("b", nil)}, []any{1, 2}, "run() takes from 0 to 1 positional arguments but 2 were given"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := Bind("cmd.run", tt.args, value.NewMap(0), tt.params...)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("err = %v, want %q", err, tt.want)
+			}
+		})
 	}
 }

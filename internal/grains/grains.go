@@ -174,6 +174,8 @@ func collect() *value.Map {
 	netGrains(g)
 	processGrains(g)
 	extraGrains(g)
+	psGrain(g)
+	zfsGrains(g)
 	if s := sysd(); s != nil {
 		g.Set("systemd", s)
 	}

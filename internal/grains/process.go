@@ -103,9 +103,17 @@ func defaultLocale() (any, any) {
 	if !ok {
 		return lang, "ISO8859-1"
 	}
+	utf8 := false
 	switch strings.ToLower(strings.ReplaceAll(enc, "-", "")) {
 	case "utf8":
-		enc = "UTF-8"
+		enc, utf8 = "UTF-8", true
+	}
+	switch {
+	case lang == "C" && utf8:
+		// Python's locale alias table maps C.UTF-8 to en_US.UTF-8
+		return "en_US", enc
+	case lang == "POSIX" && utf8:
+		return "C", enc
 	}
 	return lang, enc
 }

@@ -141,7 +141,7 @@ func TestEntryPoints(t *testing.T) {
 		{"apply list mods", "state.apply", []any{value.NewList("c")}, kw("test", true),
 			"test_|-shared_|-shared_|-succeed_with_changes=None test_|-twice_|-t1_|-succeed_without_changes=True test_|-twice_|-t2_|-succeed_without_changes=True", 0, ""},
 		{"apply too many args", "state.apply", []any{"c", true}, kw(), "", 0,
-			"state.apply() takes at most 1 positional arguments but 2 were given"},
+			"apply_() takes from 0 to 1 positional arguments but 2 were given"},
 		{"highstate without top", "state.highstate", nil, kw(),
 			"no_|-states_|-states_|-None=False", 2, ""},
 		{"single ignores requisites", "state.single", []any{"test.succeed_without_changes", "x"}, kw("require", value.NewList(value.MapOf("test", "nothere"))),

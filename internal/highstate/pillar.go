@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"brine/internal/execmod"
@@ -103,26 +104,34 @@ type pillarDecrypter interface {
 }
 
 // decryptOverride is salt.state.State's handling of pillar= with
-// pillar_enc=: the data decrypted with that renderer (newlines
-// translated), a decrypted string read as YAML; a failure is only logged
-// and the override dropped, as Salt does.
+// pillar_enc= (lowercased): the data decrypted with that renderer
+// (newlines translated), a string read as YAML. A failure to decrypt or
+// to load is only logged and the data goes on as it was; what is not a
+// mapping then is dropped, as Salt does.
 func decryptOverride(ctx *execmod.Context, override any, enc string) *value.Map {
 	svc, ok := ctx.Service("pillar").(pillarDecrypter)
 	if !ok {
 		return nil
 	}
-	dec, err := svc.Decrypt(ctx.Opts, override, enc, true)
-	if err != nil {
-		slog.Error(fmt.Sprintf("Failed to decrypt pillar override: %s", err))
+	if !value.Truthy(override) {
 		return nil
 	}
+	dec, err := svc.Decrypt(ctx.Opts, override, strings.ToLower(enc), true)
+	if err != nil {
+		slog.Error(fmt.Sprintf("Failed to decrypt pillar override: %s", err))
+		dec = override
+	}
 	if s, ok := dec.(string); ok {
-		if dec, err = yamlload.SafeLoad([]byte(s), ""); err != nil {
-			slog.Error(fmt.Sprintf("Failed to decrypt pillar override: %s", err))
-			return nil
+		if v, err := yamlload.SafeLoad([]byte(s), ""); err != nil {
+			slog.Error("Failed to load CLI pillar override")
+		} else {
+			dec = v
 		}
 	}
-	m, _ := dec.(*value.Map)
+	m, ok := dec.(*value.Map)
+	if !ok {
+		slog.Error("Pillar override was not passed as a dictionary")
+	}
 	return m
 }
 

@@ -12,7 +12,7 @@ import (
 // in; its tests run it).
 func TestStateOrchestrateUnplugged(t *testing.T) {
 	ctx := entryContext(t)
-	if _, err := ctx.Call("state.orchestrate", nil, value.NewMap(0)); err == nil || err.Error() != "orchestrate() missing required argument: 'mods'" {
+	if _, err := ctx.Call("state.orchestrate", nil, value.NewMap(0)); err == nil || err.Error() != "orchestrate() missing 1 required positional argument: 'mods'" {
 		t.Errorf("no mods: %v", err)
 	}
 	var got []any

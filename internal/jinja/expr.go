@@ -2,6 +2,7 @@ package jinja
 
 import (
 	"errors"
+	"html"
 	"math/big"
 	"regexp"
 	"strconv"
@@ -256,16 +257,38 @@ func (r *renderer) binop(op string, l, rv any) (any, error) {
 
 var hugePercentRe = regexp.MustCompile(`%(\([^)]*\))?[-+ #0]*(\d{8,}|\.\d{8,})`)
 
+// escapeArgs escapes the right operand of Markup % as markupsafe does:
+// each item of a tuple, each value looked up in a mapping, else the
+// operand itself.
 func escapeArgs(v any) any {
 	switch x := v.(type) {
-	case string:
-		return escapeHTML(x)
 	case value.Tuple:
 		out := make(value.Tuple, len(x))
 		for i, e := range x {
-			out[i] = escapeArgs(e)
+			out[i] = escapeArg(e)
 		}
 		return out
+	case *value.Map:
+		out := value.NewMap(x.Len())
+		for _, k := range x.Keys() {
+			e, _ := x.Get(k)
+			out.Set(k, escapeArg(e))
+		}
+		return out
+	}
+	return escapeArg(v)
+}
+
+// escapeArg escapes one formatting argument: strings and other objects
+// through their str(), numbers and Markup unchanged.
+func escapeArg(v any) any {
+	switch x := v.(type) {
+	case string:
+		return escapeHTML(x)
+	case Markup, int64, float64, bool, *big.Int, nil:
+		return v
+	case value.Tuple, *value.List, *value.Map:
+		return escapeHTML(pyStrOf(x))
 	}
 	return v
 }
@@ -605,6 +628,9 @@ func (r *renderer) getattrOf(obj any, name string) (any, error) {
 	if isDunder(name) {
 		return unsafeAttr(obj, name), nil
 	}
+	if b, ok := obj.(*builtinFunc); ok && b.typ == "type" && name == "mro" {
+		return unsafeAttr(obj, name), nil // the sandbox hides type.mro
+	}
 	switch x := obj.(type) {
 	case *value.Map:
 		if pyops.HasMethod(x, name) {
@@ -632,7 +658,7 @@ func (r *renderer) getattrOf(obj any, name string) (any, error) {
 		}
 		return undefinedAttr(obj, name), nil
 	case Markup:
-		if pyops.HasMethod(string(x), name) {
+		if pyops.HasMethod(string(x), name) || name == "unescape" || name == "striptags" {
 			return &markupMethod{string(x), name}, nil
 		}
 		return undefinedAttr(obj, name), nil
@@ -692,6 +718,21 @@ type markupMethod struct {
 
 // Call calls the value.
 func (m *markupMethod) Call(args []any, kw *value.Map) (any, error) {
+	switch m.name {
+	case "unescape", "striptags":
+		if kw != nil && kw.Len() > 0 {
+			return nil, errType("Markup.%s() got an unexpected keyword argument '%v'", m.name, kw.Keys()[0])
+		}
+		if len(args) > 0 {
+			return nil, errType("Markup.%s() takes 1 positional argument but %d were given", m.name, len(args)+1)
+		}
+		if m.name == "unescape" {
+			return html.UnescapeString(m.s), nil
+		}
+		return stripTags(m.s), nil
+	case "format", "format_map":
+		return m.format(args, kw)
+	}
 	for i, a := range args {
 		if s, ok := a.(string); ok {
 			args[i] = escapeHTML(s)
@@ -707,6 +748,56 @@ func (m *markupMethod) Call(args []any, kw *value.Map) (any, error) {
 		return Markup(s), nil
 	}
 	return v, nil
+}
+
+// format is Markup.format and Markup.format_map: the sandbox's escaping
+// formatter, which checks attribute fields and escapes each formatted
+// field that is not Markup.
+func (m *markupMethod) format(args []any, kw *value.Map) (any, error) {
+	if m.name == "format_map" {
+		if kw != nil && kw.Len() > 0 {
+			return nil, errType("format_map() takes no keyword arguments")
+		}
+		if len(args) != 1 {
+			return nil, errType("format_map() takes exactly one argument (%d given)", len(args))
+		}
+		mp, ok := args[0].(*value.Map)
+		if !ok {
+			v, _, err := callMethod(m.s, m.name, args, kw)
+			if err != nil {
+				return nil, err
+			}
+			return Markup(pyStrOf(v)), nil
+		}
+		args, kw = nil, mp
+	}
+	if err := checkHugeArgs(m.s, "format", nil); err != nil {
+		return nil, err
+	}
+	out, err := pyops.FormatStringField(m.s, args, kw, sandboxFormatAttr, escapeFormatField)
+	if err != nil {
+		if pe, ok := err.(*pyops.Error); ok && pe.Type == "IndexError" && strings.HasPrefix(pe.Msg, "Replacement index") {
+			return nil, &pyops.Error{Type: "IndexError", Msg: "tuple index out of range"}
+		}
+		return nil, err
+	}
+	return Markup(out), nil
+}
+
+// escapeFormatField formats one field for Markup.format: Markup as is
+// (no format spec allowed), anything else formatted, then escaped.
+func escapeFormatField(v any, spec string) (string, error) {
+	if mk, ok := v.(Markup); ok {
+		if spec != "" {
+			return "", &pyops.Error{Type: "ValueError", Msg: "Unsupported format specification for Markup."}
+		}
+		return string(mk), nil
+	}
+	out, err := pyops.FormatValue(v, spec)
+	if err != nil {
+		return "", err
+	}
+	return escapeHTML(out), nil
 }
 
 // getitem is the sandboxed obj[key]: items first, then attributes.

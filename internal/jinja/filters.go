@@ -3,6 +3,7 @@ package jinja
 import (
 	"errors"
 	"fmt"
+	"html"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -523,6 +524,9 @@ func filterFormat(v any, args []any, kw *value.Map) (any, error) {
 	if kw != nil && kw.Len() > 0 {
 		fa = kw
 	}
+	if _, ok := v.(Markup); ok {
+		fa = escapeArgs(fa)
+	}
 	s, err := pyops.PercentFormat(pyStrOf(v), fa)
 	if err != nil {
 		return nil, err
@@ -1017,25 +1021,38 @@ func filterReplace(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	if !isMissing(a[2]) && a[2] != nil {
 		margs = append(margs, a[2])
 	}
+	// Jinja's do_replace: without autoescaping a plain str replace, even
+	// on Markup; with it, Markup's replace (escaping plain arguments) when
+	// the value is Markup or is escaped because old (or new, for a plain
+	// value) is Markup.
+	if !c.Autoescape() {
+		r, _, err := pyops.CallMethod(s, "replace", margs, nil)
+		return r, err
+	}
 	_, isM := v.(Markup)
-	if isM || c.Autoescape() {
-		if _, ok := a[0].(Markup); !ok {
-			margs[0] = escapeHTML(margs[0].(string))
-		}
-		if _, ok := a[1].(Markup); !ok {
-			margs[1] = escapeHTML(margs[1].(string))
-		}
+	_, oldM := a[0].(Markup)
+	_, newM := a[1].(Markup)
+	if oldM || (newM && !isM) {
 		if !isM {
 			s = escapeHTML(s)
 		}
+		isM = true
+	}
+	if !isM {
 		r, _, err := pyops.CallMethod(s, "replace", margs, nil)
-		if err != nil {
-			return nil, err
-		}
-		return Markup(pyStrOf(r)), nil
+		return r, err
+	}
+	if !oldM {
+		margs[0] = escapeHTML(margs[0].(string))
+	}
+	if !newM {
+		margs[1] = escapeHTML(margs[1].(string))
 	}
 	r, _, err := pyops.CallMethod(s, "replace", margs, nil)
-	return r, err
+	if err != nil {
+		return nil, err
+	}
+	return Markup(pyStrOf(r)), nil
 }
 
 func filterReverse(c *Context, v any, args []any, kw *value.Map) (any, error) {
@@ -1327,21 +1344,26 @@ func filterString(v any, args []any, kw *value.Map) (any, error) {
 	return plainSoftStr(v), nil
 }
 
-var tagRe = regexp.MustCompile(`(?s)<!--.*?-->|<[^>]*>`)
+var (
+	commentRe = regexp.MustCompile(`(?s)<!--.*?-->`)
+	tagRe     = regexp.MustCompile(`(?s)<.*?>`)
+)
 
 func filterStriptags(c *Context, v any, args []any, kw *value.Map) (any, error) {
 	s, err := c.Str(v)
 	if err != nil {
 		return nil, err
 	}
-	s = tagRe.ReplaceAllString(s, "")
-	s = strings.Join(strings.Fields(s), " ")
-	return unescapeHTML(s), nil
+	return stripTags(s), nil
 }
 
-func unescapeHTML(s string) string {
-	r := strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">", "&#39;", "'", "&#34;", "\"", "&quot;", "\"", "&nbsp;", "\u00a0")
-	return r.Replace(s)
+// stripTags is Markup.striptags: comments out, then tags, whitespace
+// runs collapsed, then entities decoded.
+func stripTags(s string) string {
+	s = commentRe.ReplaceAllString(s, "")
+	s = tagRe.ReplaceAllString(s, "")
+	s = strings.Join(strings.Fields(s), " ")
+	return html.UnescapeString(s)
 }
 
 func filterSum(c *Context, v any, args []any, kw *value.Map) (any, error) {

@@ -11,7 +11,9 @@ import (
 
 // TestMarkupUrlizeGolden checks join, escape, filesizeformat and urlize
 // (rel, target, extra_schemes, trimming, parentheses, IP and IDNA hosts)
-// (join also with autoescaping) against the outputs recorded from Python's
+// (join also with autoescaping), the replace and format filters and the
+// format, format_map, unescape and striptags methods on Markup, and type.mro
+// in the sandbox against the outputs recorded from Python's
 // Jinja2 3.1 (testdata/markup_urlize_golden.json).
 func TestMarkupUrlizeGolden(t *testing.T) {
 	data, err := os.ReadFile("testdata/markup_urlize_golden.json")

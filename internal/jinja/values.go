@@ -183,6 +183,23 @@ func callMethod(obj any, name string, args []any, kwargs *value.Map) (any, bool,
 		}
 		return v, true, nil
 	}
+	if s, ok := obj.(string); ok && name == "format_map" {
+		// Jinja's sandbox words the arity errors itself and formats with
+		// its sandboxed formatter.
+		if kwargs != nil && kwargs.Len() > 0 {
+			return nil, true, errType("format_map() takes no keyword arguments")
+		}
+		if len(args) != 1 {
+			return nil, true, errType("format_map() takes exactly one argument (%d given)", len(args))
+		}
+		if m, ok := args[0].(*value.Map); ok {
+			if err := checkHugeArgs(obj, name, args); err != nil {
+				return nil, true, err
+			}
+			v, err := pyops.FormatString(s, nil, m, sandboxFormatAttr)
+			return v, true, err
+		}
+	}
 	if err := checkNoCycle(obj, name, args, kwargs); err != nil {
 		return nil, true, err
 	}

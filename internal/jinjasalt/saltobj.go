@@ -89,3 +89,10 @@ func (m *saltModule) PyTypeName() string { return "salt.loader.lazy.LoadedMod" }
 
 // Repr prints the module object.
 func (m *saltModule) Repr() string { return "<salt.loader.lazy.LoadedMod object>" }
+
+// Iterate is iter(salt): the AliasedLoader has no __iter__, so Python
+// falls back to salt[0], which the loader refuses. `salt is iterable`
+// is therefore true while looping over it fails as Salt's does.
+func (s *saltObject) Iterate() ([]any, error) {
+	return nil, pyErr(excKeyError, "%s", value.Repr("The key must be a string."))
+}

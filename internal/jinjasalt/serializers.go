@@ -3,8 +3,11 @@ package jinjasalt
 import (
 	"fmt"
 	"math"
+	"slices"
+	"sort"
 	"strings"
 
+	"brine/internal/jinja"
 	"brine/internal/pyops"
 	"brine/internal/value"
 	"brine/internal/yamlload"
@@ -222,6 +225,11 @@ func yamlSquote(s string) string {
 
 // yamlEncode is salt.utils.yamlencoding.yaml_encode: a YAML scalar.
 func yamlEncode(v any) (any, error) {
+	if m, ok := firstMarkup(v); ok {
+		// PyYAML's SafeRepresenter has no representer for the str
+		// subclass Markup, wherever it sits in the data.
+		return nil, pyErr("RepresenterError", "('cannot represent an object', Markup(%s))", value.Repr(string(m)))
+	}
 	switch x := v.(type) {
 	case nil:
 		return "null", nil
@@ -256,6 +264,50 @@ func yamlEncode(v any) (any, error) {
 		return yamlDquote(s), nil
 	}
 	return nil, pyErr(excTypeError, "yaml_encode() only works with YAML scalar data; failed for %s", pyClass(v))
+}
+
+// firstMarkup finds the first Markup in the order SafeRepresenter walks the
+// data: items in order, mapping keys sorted (when all are strings), each
+// key before its value.
+func firstMarkup(v any) (jinja.Markup, bool) {
+	switch x := v.(type) {
+	case jinja.Markup:
+		return x, true
+	case *value.List:
+		return firstMarkupIn(x.Items)
+	case value.Tuple:
+		return firstMarkupIn(x)
+	case *value.Map:
+		keys := x.Keys()
+		sortable := true
+		for _, k := range keys {
+			switch k.(type) {
+			case string, jinja.Markup:
+			default:
+				sortable = false
+			}
+		}
+		if sortable {
+			keys = slices.Clone(keys)
+			sort.SliceStable(keys, func(i, j int) bool { return pyStr(keys[i]) < pyStr(keys[j]) })
+		}
+		for _, k := range keys {
+			val, _ := x.Get(k)
+			if m, ok := firstMarkupIn([]any{k, val}); ok {
+				return m, true
+			}
+		}
+	}
+	return "", false
+}
+
+func firstMarkupIn(items []any) (jinja.Markup, bool) {
+	for _, it := range items {
+		if m, ok := firstMarkup(it); ok {
+			return m, true
+		}
+	}
+	return "", false
 }
 
 // loadYAML is SerializerExtension.load_yaml.

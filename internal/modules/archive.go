@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -417,7 +418,8 @@ func archiveIsEncrypted(ctx *execmod.Context, args []any, kwargs *value.Map) (an
 	path := execmod.String(cached)
 	zr, err := zip.OpenReader(path)
 	if err != nil {
-		return nil, execmod.Errorf("%s is not a ZIP file", name)
+		// Salt's CommandExecutionError with info={"archive location": ...}
+		return nil, execmod.Errorf("%s is not a ZIP file. Additional info follows:\n\narchive location:\n    %s", name, path)
 	}
 	enc := false
 	for _, f := range zr.File {
@@ -431,6 +433,37 @@ func archiveIsEncrypted(ctx *execmod.Context, args []any, kwargs *value.Map) (an
 		os.Remove(path)
 	}
 	return enc, nil
+}
+
+// listedMembers splits an archive's members as Salt's archive.list does: a
+// tar lists its members only; a zip adds the directory holding each file,
+// since zips made on Windows have no entries for directories.
+func listedMembers(format string, c *archive.Contents) (dirs, files, links []string) {
+	seen := map[string]bool{}
+	addDir := func(d string) {
+		if !seen[d] {
+			seen[d] = true
+			dirs = append(dirs, d)
+		}
+	}
+	for _, m := range c.Members {
+		switch m.Kind {
+		case 'd':
+			addDir(m.Name + "/")
+		case 'l':
+			links = append(links, m.Name)
+		default:
+			files = append(files, m.Name)
+		}
+	}
+	if format == "zip" {
+		for _, f := range files {
+			if i := strings.LastIndex(f, "/"); i >= 0 {
+				addDir(f[:i+1])
+			}
+		}
+	}
+	return dirs, files, links
 }
 
 func archiveList(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
@@ -503,7 +536,8 @@ func archiveList(ctx *execmod.Context, args []any, kwargs *value.Map) (any, erro
 		sort.Strings(out)
 		return out
 	}
-	dirs, files, links := strs(contents.Dirs), strs(contents.Files), strs(contents.Links)
+	rawDirs, rawFiles, rawLinks := listedMembers(format, contents)
+	dirs, files, links := strs(rawDirs), strs(rawFiles), strs(rawLinks)
 	if !value.Truthy(v[5]) {
 		all := append(append(append([]string(nil), dirs...), files...), links...)
 		sort.Strings(all)
@@ -518,6 +552,32 @@ func archiveList(ctx *execmod.Context, args []any, kwargs *value.Map) (any, erro
 		}
 		return out
 	}
+	// a top directory need not be a member: the first part of the
+	// directories' common prefix counts too
+	topDirs := top(dirs)
+	if p := commonPrefix(dirs); strings.Contains(p, "/") {
+		p = p[:strings.Index(p, "/")+1]
+		if !slices.Contains(topDirs, p) {
+			topDirs = append(topDirs, p)
+		}
+	}
 	return value.MapOf("dirs", strList(dirs), "files", strList(files), "links", strList(links),
-		"top_level_dirs", strList(top(dirs)), "top_level_files", strList(top(files)), "top_level_links", strList(top(links))), nil
+		"top_level_dirs", strList(topDirs), "top_level_files", strList(top(files)), "top_level_links", strList(top(links))), nil
+}
+
+// commonPrefix is the longest string every one of xs starts with ("" for
+// none), compared byte by byte as Python's os.path.commonprefix.
+func commonPrefix(xs []string) string {
+	if len(xs) == 0 {
+		return ""
+	}
+	p := xs[0]
+	for _, x := range xs[1:] {
+		n := 0
+		for n < len(p) && n < len(x) && p[n] == x[n] {
+			n++
+		}
+		p = p[:n]
+	}
+	return p
 }

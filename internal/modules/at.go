@@ -257,7 +257,7 @@ func atAtc(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 // include Salt's __pub_* data, so a bare call lists every job, as in Salt.
 func atJobcheck(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 	if len(args) > 0 {
-		return nil, &execmod.InvocationError{Msg: fmt.Sprintf("jobcheck() takes 0 positional arguments but %d were given", len(args))}
+		return nil, execmod.TooManyPositional("jobcheck", 0, 0, len(args))
 	}
 	if kwargs.Len() == 0 {
 		return value.MapOf("error", "You have given a condition"), nil

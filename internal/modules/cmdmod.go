@@ -87,14 +87,24 @@ type cmdReq struct {
 	bg            bool        // start and return without waiting (cmd.run_bg)
 }
 
+// bindNamed binds args and kwargs to params and returns the values by
+// parameter name, with the keyword arguments left over.
+func bindNamed(fun string, args []any, kwargs *value.Map, params []execmod.Param) (map[string]any, *value.Map, error) {
+	vals, rest, err := execmod.Bind(fun, args, kwargs, params...)
+	if err != nil {
+		return nil, nil, err
+	}
+	v := make(map[string]any, len(params))
+	for i, p := range params {
+		v[p.Name] = vals[i]
+	}
+	return v, rest, nil
+}
+
 func bindCmd(ctx *execmod.Context, fun string, args []any, kwargs *value.Map, redirect bool, pyShellDefault bool) (*cmdReq, error) {
-	vals, _, err := execmod.Bind(fun, args, kwargs, cmdParams...)
+	v, _, err := bindNamed(fun, args, kwargs, cmdParams)
 	if err != nil {
 		return nil, err
-	}
-	v := map[string]any{}
-	for i, p := range cmdParams {
-		v[p.Name] = vals[i]
 	}
 	r := &cmdReq{
 		cwd:           execmod.String(v["cwd"]),
@@ -216,6 +226,24 @@ var localeVars = []string{
 	"LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE", "LC_MONETARY", "LC_MESSAGES",
 	"LC_PAPER", "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE", "LC_MEASUREMENT",
 	"LC_IDENTIFICATION", "LANGUAGE",
+}
+
+// startCmd starts cmd under the request's umask; the error is Salt's.
+func startCmd(cmd *exec.Cmd, r *cmdReq) error {
+	var err error
+	if r.umask != nil {
+		umaskMu.Lock()
+		old := syscall.Umask(*r.umask)
+		err = cmd.Start()
+		syscall.Umask(old)
+		umaskMu.Unlock()
+	} else {
+		err = cmd.Start()
+	}
+	if err != nil {
+		return execmod.Errorf("Unable to run command '%s' with the context '%s', reason: %v", r.cmd, cmd.Dir, err)
+	}
+	return nil
 }
 
 // runCmd is cmdmod._run: it returns {pid, retcode, stdout, stderr}.
@@ -366,20 +394,10 @@ func runCmd(ctx *execmod.Context, r *cmdReq) (*value.Map, error) {
 	} else {
 		cmd.Stderr = &stderr
 	}
-	var err error
-	if r.umask != nil {
-		umaskMu.Lock()
-		old := syscall.Umask(*r.umask)
-		err = cmd.Start()
-		syscall.Umask(old)
-		umaskMu.Unlock()
-	} else {
-		err = cmd.Start()
+	if err := startCmd(cmd, r); err != nil {
+		return nil, err
 	}
-	if err != nil {
-		return nil, execmod.Errorf("Unable to run command '%s' with the context '%s', reason: %v", r.cmd, cwd, err)
-	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	ret := value.NewMap(4)
 	ret.Set("pid", int64(cmd.Process.Pid))
 	if runCtx.Err() == context.DeadlineExceeded {
@@ -671,13 +689,9 @@ func fetchSource(ctx *execmod.Context, source, saltenv string) ([]byte, bool) {
 // file, run it with args.
 func cmdScript(ctx *execmod.Context, args []any, kwargs *value.Map, retcodeOnly bool) (any, error) {
 	params := append([]execmod.Param{execmod.Req("source"), execmod.Opt("args", nil)}, cmdParams[1:]...)
-	vals, rest, err := execmod.Bind("cmd.script", args, kwargs, params...)
+	v, rest, err := bindNamed("cmd.script", args, kwargs, params)
 	if err != nil {
 		return nil, err
-	}
-	v := map[string]any{}
-	for i, p := range params {
-		v[p.Name] = vals[i]
 	}
 	source := execmod.String(v["source"])
 	saltenv := execmod.String(v["saltenv"])

@@ -34,18 +34,8 @@ func init() {
 // brine's own stdout and stderr, and a goroutine reaps it.
 func startBg(cmd *exec.Cmd, r *cmdReq) (*value.Map, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, os.Stdout, os.Stderr
-	var err error
-	if r.umask != nil {
-		umaskMu.Lock()
-		old := syscall.Umask(*r.umask)
-		err = cmd.Start()
-		syscall.Umask(old)
-		umaskMu.Unlock()
-	} else {
-		err = cmd.Start()
-	}
-	if err != nil {
-		return nil, execmod.Errorf("Unable to run command '%s' with the context '%s', reason: %v", r.cmd, cmd.Dir, err)
+	if err := startCmd(cmd, r); err != nil {
+		return nil, err
 	}
 	go func() { _ = cmd.Wait() }()
 	return value.MapOf("pid", int64(cmd.Process.Pid), "retcode", nil, "stdout", "", "stderr", ""), nil
@@ -109,13 +99,9 @@ func cmdRunChroot(ctx *execmod.Context, args []any, kwargs *value.Map) (any, err
 		}
 		params = append(params, execmod.Opt(n, d))
 	}
-	vals, extra, err := execmod.Bind("run_chroot", args, kwargs, params...)
+	v, extra, err := bindNamed("run_chroot", args, kwargs, params)
 	if err != nil {
 		return nil, err
-	}
-	v := map[string]any{}
-	for i, p := range params {
-		v[p.Name] = vals[i]
 	}
 	root := execmod.String(v["root"])
 	mount := func(name, device string, kw *value.Map) error {

@@ -43,11 +43,20 @@ func cpGetFileStr(ctx *execmod.Context, args []any, kwargs *value.Map) (any, err
 	if value.Truthy(v[1]) {
 		saltenv = execmod.String(v[1])
 	}
-	data, _, _, err := getURL(ctx, execmod.String(v[0]), saltenv)
+	// through the cache, as Salt: cp.is_cached finds the file afterwards
+	cached, err := ctx.Call("cp.cache_file", []any{v[0], saltenv}, nil)
 	if err != nil {
 		if _, ok := err.(*execmod.CommandExecutionError); ok {
 			return nil, err
 		}
+		return false, nil
+	}
+	p, ok := cached.(string)
+	if !ok {
+		return cached, nil
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
 		return false, nil
 	}
 	return string(data), nil
@@ -409,7 +418,14 @@ func hashFile(ctx *execmod.Context, p, env string) (any, error) {
 	if err != nil || data == nil {
 		return value.NewMap(0), err
 	}
-	return hashOf(ctx, data)
+	m, err := hashOf(ctx, data)
+	if err != nil {
+		return nil, err
+	}
+	// the file server answers {hash_type, hsum}, in that order
+	hsum, _ := m.Get("hsum")
+	ht, _ := m.Get("hash_type")
+	return value.MapOf("hash_type", ht, "hsum", hsum), nil
 }
 
 func cpHashFile(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {

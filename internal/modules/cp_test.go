@@ -144,8 +144,10 @@ func TestCpFileClient(t *testing.T) {
 		{fun: "cp.envs", want: "['base', 'dev']"},
 		// hash_file: the minion's hash_type; {} for a missing salt://
 		// file, Salt's ({}, None) for a missing local one.
-		{fun: "cp.hash_file", args: []any{"salt://path.txt"}, want: "{'hsum': '33cadb139701a8717eb676c784983c11d042f52d4c0ca8831ec65c56f98c026a', 'hash_type': 'sha256'}"},
+		// (the file server's order for salt://, the client's for a local path, as Salt 3006 answers)
+		{fun: "cp.hash_file", args: []any{"salt://path.txt"}, want: "{'hash_type': 'sha256', 'hsum': '33cadb139701a8717eb676c784983c11d042f52d4c0ca8831ec65c56f98c026a'}"},
 		{fun: "cp.hash_file", args: []any{"salt://nope"}, want: "{}"},
+		{fun: "cp.hash_file", args: []any{"{d}/out/index.html"}, want: "{'hsum': '737e6daf77521604fc482aa91e8bed8c47f4815c624e61e49c45ecbb5832f708', 'hash_type': 'sha256'}"},
 		{fun: "cp.hash_file", args: []any{"{d}/nope"}, want: "[{}, None]"},
 		// get_url: salt://, local paths, http.
 		{fun: "cp.get_url", args: []any{"salt://path.txt", "{d}/out/p.txt"}, want: "'{d}/out/p.txt'", after: wantFile("out/p.txt", "by path\n")},
@@ -230,6 +232,11 @@ func TestCpCacheAndStat(t *testing.T) {
 		{fun: "cp.list_master_symlinks", want: "{'broken': 'nowhere', 'l.txt': 'path.txt', 'out.txt': '../local/source.txt', 'web/l2': '../path.txt'}"},
 		{fun: "cp.list_master_symlinks", kw: []any{"prefix", "web"}, want: "{'web/l2': '../path.txt'}"},
 		{fun: "cp.list_master_symlinks", kw: []any{"saltenv", "dev"}, want: "{}"},
+		// get_file_str goes through the cache (Salt 3006: is_cached then
+		// answers the cached copy)
+		{fun: "cp.is_cached", args: []any{"salt://path.txt"}, want: "''"},
+		{fun: "cp.get_file_str", args: []any{"salt://path.txt"}, want: "'by path\\n'"},
+		{fun: "cp.is_cached", args: []any{"salt://path.txt"}, want: "'{d}/cache/files/base/path.txt'"},
 		{fun: "cp.stat_file", args: []any{"salt://path.txt"}, want: "'0640'"},
 		{fun: "cp.stat_file", args: []any{"salt://l.txt"}, kw: []any{"octal", false}, want: "33184"},
 		{fun: "cp.stat_file", args: []any{"salt://motd.j2?saltenv=dev"}, want: "'0644'"},

@@ -4,7 +4,6 @@ package modules
 // formulas.
 
 import (
-	"fmt"
 	"os"
 	"strings"
 
@@ -20,10 +19,23 @@ func init() {
 	execmod.Register("defaults.update", defaultsUpdate, "Merge defaults under every entry of dest (merge_lists=True, in_place=True, convert_none=True).")
 }
 
-func defaultsAsMap(fun, arg string, v any) (*value.Map, error) {
+// defaultsAsMap checks an argument of a merge: Salt's dictupdate.update
+// raises a TypeError for anything but a mapping, which salt-call reports
+// as invalid arguments.
+func defaultsAsMap(v any) (*value.Map, error) {
 	m, ok := v.(*value.Map)
 	if !ok {
-		return nil, &execmod.CommandExecutionError{Msg: fmt.Sprintf("%s: %s must be a dictionary, not %s", fun, arg, value.TypeName(v))}
+		return nil, &execmod.TypeError{Msg: "Cannot update using non-dict types in dictupdate.update()"}
+	}
+	return m, nil
+}
+
+// defaultsNodes is update's dest, whose items Salt iterates (an
+// AttributeError for anything but a mapping).
+func defaultsNodes(v any) (*value.Map, error) {
+	m, ok := v.(*value.Map)
+	if !ok {
+		return nil, execmod.Errorf("'%s' object has no attribute 'items'", value.TypeName(v))
 	}
 	return m, nil
 }
@@ -43,15 +55,15 @@ func defaultsMergeInto(dest, src any, mergeLists, inPlace, convertNone bool) (an
 	}
 	if dest == nil && convertNone {
 		if inPlace {
-			return nil, &execmod.CommandExecutionError{Msg: "Can't perform in-place merge into NoneType"}
+			return nil, &execmod.TypeError{Msg: "Can't perform in-place merge into NoneType"}
 		}
 		dest = value.NewMap(0)
 	}
-	d, err := defaultsAsMap("defaults.merge", "dest", dest)
+	d, err := defaultsAsMap(dest)
 	if err != nil {
 		return nil, err
 	}
-	s, err := defaultsAsMap("defaults.merge", "src", src)
+	s, err := defaultsAsMap(src)
 	if err != nil {
 		return nil, err
 	}
@@ -80,16 +92,16 @@ func defaultsUpdate(_ *execmod.Context, args []any, kwargs *value.Map) (any, err
 	var nodes *value.Map
 	if inPlace {
 		if dest == nil {
-			return nil, &execmod.CommandExecutionError{Msg: "Can't perform in-place update into NoneType"}
+			return nil, &execmod.TypeError{Msg: "Can't perform in-place update into NoneType"}
 		}
-		if nodes, err = defaultsAsMap("defaults.update", "dest", dest); err != nil {
+		if nodes, err = defaultsNodes(dest); err != nil {
 			return nil, err
 		}
 	} else {
 		if dest == nil && convertNone {
 			dest = value.NewMap(0)
 		}
-		d, err := defaultsAsMap("defaults.update", "dest", dest)
+		d, err := defaultsNodes(dest)
 		if err != nil {
 			return nil, err
 		}

@@ -598,6 +598,20 @@ func fileManageFile(ctx *execmod.Context, args []any, kwargs *value.Map) (any, e
 		ret.Set("result", false)
 		return true, nil
 	}
+	// fetch caches the source unless sfn is set and checks the web hash;
+	// done is true when ret holds the failure.
+	fetch := func(target string, hint bool, kw ...any) (done bool, err error) {
+		if sfn == "" {
+			if sfn, err = cache(kw...); err != nil {
+				return true, err
+			}
+		}
+		if sfn == "" {
+			managedErr(ret, fmt.Sprintf("Source file '%s' not found", source))
+			return true, nil
+		}
+		return webHashMismatch(target, hint)
+	}
 	writeContents := func() (string, error) {
 		var data []byte
 		if b, ok := contents.([]byte); ok {
@@ -622,15 +636,7 @@ func fileManageFile(ctx *execmod.Context, args []any, kwargs *value.Map) (any, e
 			}
 		}
 		if source != "" && (nameSum == nil || !value.Equal(mapValue(sum, "hsum", optHashType(ctx)), nameSum)) {
-			if sfn == "" {
-				if sfn, err = cache("use_etag", useEtag); err != nil {
-					return nil, err
-				}
-			}
-			if sfn == "" {
-				return managedErr(ret, fmt.Sprintf("Source file '%s' not found", source))
-			}
-			if bad, err := webHashMismatch(source, true); bad || err != nil {
+			if done, err := fetch(source, true, "use_etag", useEtag); done || err != nil {
 				return ret, err
 			}
 			if obf, _ := ctx.Call("config.option", []any{"obfuscate_templates"}, nil); value.Truthy(obf) {
@@ -676,15 +682,7 @@ func fileManageFile(ctx *execmod.Context, args []any, kwargs *value.Map) (any, e
 			cleanTmp(ctx, tmp)
 		}
 		if isLinkPath(name) && !follow {
-			if sfn == "" {
-				if sfn, err = cache(); err != nil {
-					return nil, err
-				}
-			}
-			if sfn == "" {
-				return managedErr(ret, fmt.Sprintf("Source file '%s' not found", source))
-			}
-			if bad, err := webHashMismatch(name, false); bad || err != nil {
+			if done, err := fetch(name, false); done || err != nil {
 				return ret, err
 			}
 			os.Remove(name)
@@ -735,35 +733,20 @@ func fileManageFile(ctx *execmod.Context, args []any, kwargs *value.Map) (any, e
 	}
 	test := testMode(ctx)
 	if source != "" {
-		if sfn == "" {
-			if sfn, err = cache(); err != nil {
-				return nil, err
-			}
-		}
-		if sfn == "" {
-			return managedErr(ret, fmt.Sprintf("Source file '%s' not found", source))
-		}
-		if bad, err := webHashMismatch(name, false); bad || err != nil {
+		if done, err := fetch(name, false); done || err != nil {
 			return ret, err
 		}
 		changes.Set("diff", "New file")
-		if !isDirPath(dir) {
-			if !value.Truthy(v[11]) {
-				return parentMissing()
-			}
-			if err := makeDirs(); err != nil {
-				return nil, err
-			}
+	}
+	if !isDirPath(dir) {
+		if !value.Truthy(v[11]) {
+			return parentMissing()
 		}
-	} else {
-		if !isDirPath(dir) {
-			if !value.Truthy(v[11]) {
-				return parentMissing()
-			}
-			if err := makeDirs(); err != nil {
-				return nil, err
-			}
+		if err := makeDirs(); err != nil {
+			return nil, err
 		}
+	}
+	if source == "" {
 		if !test {
 			perm := os.FileMode(0o666 &^ fileops.Umask())
 			if value.Truthy(mode) {

@@ -986,7 +986,7 @@ func filePathExistsGlob(_ *execmod.Context, args []any, kwargs *value.Map) (any,
 }
 
 func fileNormpath(_ *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	v, _, err := execmod.Bind("normpath", args, kwargs, execmod.Req("path"))
+	v, _, err := execmod.Bind("file.normpath", args, kwargs, execmod.Req("path"))
 	if err != nil {
 		return nil, err
 	}

@@ -51,14 +51,15 @@ func init() {
 		"delete":           {iptDelete, "Delete a rule by position or text; iptables' error output ('' on success)."},
 		"flush":            {iptFlush, "Flush chain (all chains when empty) of table; iptables' error output."},
 	} {
-		execmod.Register("iptables."+name, iptAvailable("iptables."+name, f.fn), f.doc)
+		execmod.Register("iptables."+name, needsCmd("iptables", "iptables."+name, f.fn), f.doc)
 	}
 }
 
-// iptAvailable is Salt's __virtual__: the module needs iptables.
-func iptAvailable(name string, f execmod.Func) execmod.Func {
+// needsCmd is the __virtual__ of the iptables and nftables modules: f
+// (registered as name) is available only where the command bin is.
+func needsCmd(bin, name string, f execmod.Func) execmod.Func {
 	return func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-		if !hasCmd("iptables") {
+		if !hasCmd(bin) {
 			return nil, &execmod.CommandExecutionError{Msg: "'" + name + "' is not available."}
 		}
 		return f(ctx, args, kwargs)

@@ -35,6 +35,7 @@ func call(t *testing.T, ctx *execmod.Context, name string, args []any, kw ...any
 
 func TestFunctions(t *testing.T) {
 	ctx := testContext()
+	ctx.Opts.Set("cachedir", t.TempDir()) // cp.get_file_str caches what it reads
 	lookup := value.MapOf(
 		"RedHat", value.MapOf("pkg", "httpd"),
 		"Deb*", value.MapOf("pkg", "apache2", "conf", "/etc/apache2"),
@@ -103,7 +104,7 @@ func TestFunctionErrors(t *testing.T) {
 		kw   []any
 		want string
 	}{
-		{"test.echo", nil, nil, "echo() missing required argument: 'text'"},
+		{"test.echo", nil, nil, "echo() missing 1 required positional argument: 'text'"},
 		{"slsutil.renderer", nil, nil, "Must pass either path or string"},
 		{"slsutil.renderer", []any{"rel/path"}, nil, "Path 'rel/path' is not absolute"},
 		{"slsutil.renderer", nil, []any{"string", "a: {{ nope }}"}, "Jinja variable 'nope' is undefined"},

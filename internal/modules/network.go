@@ -457,7 +457,7 @@ func netGetHostname(*execmod.Context, []any, *value.Map) (any, error) {
 
 func netGetFQDN(*execmod.Context, []any, *value.Map) (any, error) {
 	h, _ := os.Hostname()
-	return grains.FQDN(h), nil
+	return pyGetFQDN(h, "/etc/hosts"), nil
 }
 
 // Python's ipaddress private networks (is_private).
@@ -1161,7 +1161,7 @@ func netParseBufsize(out string) *value.Map {
 func netModBufsize(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 	if len(args) == 0 {
 		if _, ok := kwargs.Get("iface"); !ok {
-			return nil, &execmod.InvocationError{Msg: "mod_bufsize() missing required argument: 'iface'"}
+			return nil, execmod.MissingArguments("mod_bufsize", "iface")
 		}
 	}
 	var iface any

@@ -34,12 +34,12 @@ func init() {
 		"version":         {nftVersion, "Return the nftables version (nft --version)."},
 		"build_rule":      {nftBuildRule, "Build an nftables rule from keyword arguments: {'comment', 'rule', 'result'}."},
 		"get_saved_rules": {nftGetSavedRules, "Return the rule lines of the saved rules file (conf_file)."},
-		"list_tables":     {nftListTables, "Return the tables of family (nft --json list tables)."},
-		"get_rules":       {nftGetRules, "Return the listing of each table of family."},
-		"get_rules_json":  {nftGetRulesJSON, "Return the ruleset of family as nft's JSON objects."},
+		"list_tables":     {nftByFamily("list_tables", nftTables), "Return the tables of family (nft --json list tables)."},
+		"get_rules":       {nftByFamily("get_rules", nftRules), "Return the listing of each table of family."},
+		"get_rules_json":  {nftByFamily("get_rules_json", nftRulesJSON), "Return the ruleset of family as nft's JSON objects."},
 		"save":            {nftSave, "Write every family's tables to filename (a directory gets salt-all-in-one.nft); the text written."},
-		"get_rule_handle": {nftGetRuleHandle, "Return {'result', 'handle'} of rule in chain of table."},
-		"check":           {nftCheck, "Check that rule is in chain of table: {'comment', 'result'}."},
+		"get_rule_handle": {nftByRule("get_rule_handle", nftRuleHandle), "Return {'result', 'handle'} of rule in chain of table."},
+		"check":           {nftByRule("check", nftCheckRule), "Check that rule is in chain of table: {'comment', 'result'}."},
 		"check_chain":     {nftCheckChain, "Check that chain is in table: {'comment', 'result'}."},
 		"check_table":     {nftCheckTable, "Check that table exists in family: {'comment', 'result'}."},
 		"new_table":       {nftNewTable, "Create table in family: {'comment', 'result'}."},
@@ -53,17 +53,7 @@ func init() {
 		"get_policy":      {nftGetPolicy, "Return the policy of chain (None, as in Salt 3006)."},
 		"set_policy":      {nftSetPolicy, "Set the policy of a base chain: True on success."},
 	} {
-		execmod.Register("nftables."+name, nftAvailable("nftables."+name, f.fn), f.doc)
-	}
-}
-
-// nftAvailable is Salt's __virtual__: the module needs nft.
-func nftAvailable(name string, f execmod.Func) execmod.Func {
-	return func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-		if !hasCmd("nft") {
-			return nil, &execmod.CommandExecutionError{Msg: "'" + name + "' is not available."}
-		}
-		return f(ctx, args, kwargs)
+		execmod.Register("nftables."+name, needsCmd("nft", "nftables."+name, f.fn), f.doc)
 	}
 }
 
@@ -304,34 +294,27 @@ func nftGetSavedRules(ctx *execmod.Context, args []any, kwargs *value.Map) (any,
 	return out, nil
 }
 
-// nftListTables is list_tables for an nft family name.
-func nftListTables(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	v, _, err := execmod.Bind("list_tables", args, kwargs, execmod.Opt("family", "ipv4"))
-	if err != nil {
-		return nil, err
+// nftByFamily is a function whose one argument is family (default ipv4).
+func nftByFamily(name string, f func(*execmod.Context, any) (*value.List, error)) execmod.Func {
+	return func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+		v, _, err := execmod.Bind(name, args, kwargs, execmod.Opt("family", "ipv4"))
+		if err != nil {
+			return nil, err
+		}
+		return f(ctx, v[0])
 	}
-	return nftTables(ctx, v[0])
 }
 
+// nftTables is list_tables for an nft family name.
 func nftTables(ctx *execmod.Context, family any) (*value.List, error) {
 	fam, err := nftFamily(family)
 	if err != nil {
 		return nil, err
 	}
 	tables := value.NewList()
-	out, err := nftRun(ctx, "nft --json --numeric --numeric --numeric list tables %s", fam)
-	if err != nil || out == "" {
+	l, err := nftJSON(ctx, "nft --json --numeric --numeric --numeric list tables %s", fam)
+	if err != nil || l == nil || l.Len() == 0 {
 		return tables, err
-	}
-	data, err := value.FromJSON([]byte(out))
-	m, _ := data.(*value.Map)
-	if err != nil || m == nil {
-		return tables, nil
-	}
-	items, _ := m.Get("nftables")
-	l, _ := items.(*value.List)
-	if l == nil || l.Len() == 0 {
-		return tables, nil
 	}
 	for _, it := range l.Items {
 		im, _ := it.(*value.Map)
@@ -345,14 +328,6 @@ func nftTables(ctx *execmod.Context, family any) (*value.List, error) {
 		tables.Append(t)
 	}
 	return tables, nil
-}
-
-func nftGetRules(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	v, _, err := execmod.Bind("get_rules", args, kwargs, execmod.Opt("family", "ipv4"))
-	if err != nil {
-		return nil, err
-	}
-	return nftRules(ctx, v[0])
 }
 
 func nftRules(ctx *execmod.Context, family any) (*value.List, error) {
@@ -374,40 +349,33 @@ func nftRules(ctx *execmod.Context, family any) (*value.List, error) {
 	return rules, nil
 }
 
-func nftGetRulesJSON(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	v, _, err := execmod.Bind("get_rules_json", args, kwargs, execmod.Opt("family", "ipv4"))
-	if err != nil {
-		return nil, err
-	}
-	return nftRulesJSON(ctx, v[0])
-}
-
 func nftRulesJSON(ctx *execmod.Context, family any) (*value.List, error) {
 	fam, err := nftFamily(family)
 	if err != nil {
 		return nil, err
 	}
-	rules := value.NewList()
-	out, err := nftRun(ctx, "nft --numeric --numeric --numeric --json list ruleset %s", fam)
+	l, err := nftJSON(ctx, "nft --numeric --numeric --numeric --json list ruleset %s", fam)
+	if err != nil || l == nil {
+		return value.NewList(), err
+	}
+	return l, nil
+}
+
+// nftJSON runs an nft --json listing and returns its "nftables" items
+// (nil when the output is empty or not such a document).
+func nftJSON(ctx *execmod.Context, format string, a ...any) (*value.List, error) {
+	out, err := nftRun(ctx, format, a...)
 	if err != nil || out == "" {
-		return rules, err
+		return nil, err
 	}
 	data, err := value.FromJSON([]byte(out))
-	if err != nil {
-		return rules, nil
-	}
 	m, _ := data.(*value.Map)
-	if m == nil {
-		return rules, nil
+	if err != nil || m == nil {
+		return nil, nil
 	}
-	items, ok := m.Get("nftables")
-	if !ok {
-		return rules, nil
-	}
-	if l, ok := items.(*value.List); ok {
-		return l, nil
-	}
-	return rules, nil
+	items, _ := m.Get("nftables")
+	l, _ := items.(*value.List)
+	return l, nil
 }
 
 func nftSave(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
@@ -454,12 +422,16 @@ func nftTableChainArgs(fun string, args []any, kwargs *value.Map, extra ...execm
 	return v, err
 }
 
-func nftGetRuleHandle(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	v, err := nftTableChainArgs("get_rule_handle", args, kwargs, execmod.Opt("rule", nil))
-	if err != nil {
-		return nil, err
+// nftByRule is a function of (table, chain, rule, family) with Salt's
+// defaults.
+func nftByRule(name string, f func(ctx *execmod.Context, table, chain, rule, family any) (any, error)) execmod.Func {
+	return func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+		v, err := nftTableChainArgs(name, args, kwargs, execmod.Opt("rule", nil))
+		if err != nil {
+			return nil, err
+		}
+		return f(ctx, v[0], v[1], v[2], v[3])
 	}
-	return nftRuleHandle(ctx, v[0], v[1], v[2], v[3])
 }
 
 func nftRuleHandle(ctx *execmod.Context, table, chain, rule, family any) (any, error) {
@@ -481,14 +453,6 @@ func nftRuleHandle(ctx *execmod.Context, table, chain, rule, family any) (any, e
 		}
 	}
 	return value.MapOf("result", false, "comment", "Could not find rule "+value.Str(rule)), nil
-}
-
-func nftCheck(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	v, err := nftTableChainArgs("check", args, kwargs, execmod.Opt("rule", nil))
-	if err != nil {
-		return nil, err
-	}
-	return nftCheckRule(ctx, v[0], v[1], v[2], v[3])
 }
 
 // nftCheckRule is Salt's check after its table and chain checks (which

@@ -101,7 +101,7 @@ func init() {
 // local run has no minion listening: False).
 func saltutilRefreshModules(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
 	if len(args) > 0 {
-		return nil, &execmod.InvocationError{Msg: fmt.Sprintf("refresh_modules() takes 0 positional arguments but %d were given", len(args))}
+		return nil, execmod.TooManyPositional("refresh_modules", 0, 0, len(args))
 	}
 	if err := pyext.Reload(ctx, ""); err != nil {
 		return nil, err

@@ -199,7 +199,7 @@ func listSchedule(ctx *execmod.Context, showAll, showDisabled bool, where string
 }
 
 func scheduleList(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	v, _, err := execmod.Bind("list", args, kwargsOf(kwargs), execmod.Opt("show_all", false), execmod.Opt("show_disabled", true),
+	v, _, err := execmod.Bind("schedule.list", args, kwargsOf(kwargs), execmod.Opt("show_all", false), execmod.Opt("show_disabled", true),
 		execmod.Opt("where", nil), execmod.Opt("return_yaml", true), execmod.Opt("offline", false))
 	if err != nil {
 		return nil, err
@@ -755,7 +755,7 @@ func scheduleDisable(ctx *execmod.Context, _ []any, kwargs *value.Map) (any, err
 }
 
 func scheduleReload(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
-	if _, _, err := execmod.Bind("reload", args, kwargsOf(kwargs)); err != nil {
+	if _, _, err := execmod.Bind("schedule.reload", args, kwargsOf(kwargs)); err != nil {
 		return nil, err
 	}
 	comments := value.NewList()

@@ -398,7 +398,7 @@ var testDebianProviders = map[string]string{
 	"pkg": "aptpkg", "service": "systemd_service", "shadow": "linux_shadow", "user": "useradd",
 	"group": "groupadd", "sysctl": "linux_sysctl", "mount": "mount", "cmd": "cmdmod", "sys": "sysmod",
 	"log": "logmod", "state": "state", "config": "config", "pkg_resource": "pkg_resource", "acl": "linux_acl",
-	"kmod": "linux_kmod", "lvm": "linux_lvm", "ip": "debian_ip", "locale": "localemod", "timezone": "timezone",
+	"kmod": "kmod", "lowpkg": "dpkg_lowpkg", "lvm": "linux_lvm", "ip": "debian_ip", "locale": "localemod", "timezone": "timezone",
 	"hosts": "hosts", "network": "network", "status": "status", "system": "system", "disk": "disk",
 }
 

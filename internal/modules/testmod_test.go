@@ -33,6 +33,8 @@ func TestTestModule(t *testing.T) {
 		{"test.provider", []any{"pkg"}, nil, "'aptpkg'"},
 		{"test.provider", []any{"test"}, nil, "'test'"},
 		{"test.provider", []any{"sys"}, nil, "'sysmod'"},
+		{"test.provider", []any{"kmod"}, nil, "'kmod'"},          // Salt 3006 on Debian 12
+		{"test.provider", []any{"lowpkg"}, nil, "'dpkg_lowpkg'"}, // likewise
 		{"test.provider", []any{"nosuchmodule"}, nil, "''"},
 		{"test.raise_exception", []any{"NoSuchError"}, nil, "False"},
 		{"test.raise_exception", []any{"salt.exceptions.NoSuch"}, nil, "False"},

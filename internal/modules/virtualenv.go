@@ -44,11 +44,10 @@ func virtualenvVer(ctx *execmod.Context, args []any, kwargs *value.Map) (any, er
 	return venvVersion(ctx, value.Str(v[0]), v[1], rest)
 }
 
-// venvVersion runs venv_bin --version and parses the version as Salt does
-// (the tokens that look like a version, joined; rc/+ds suffixes dropped).
-func venvVersion(ctx *execmod.Context, bin string, user any, rest *value.Map) (*value.List, error) {
-	argv := value.NewList(bin, "--version")
-	kw := value.MapOf("runas", user, "python_shell", false, "redirect_stderr", true)
+// venvRunAll is cmd.run_all(argv) with the keyword arguments kv and then
+// the caller's other keyword arguments (rest).
+func venvRunAll(ctx *execmod.Context, argv *value.List, rest *value.Map, kv ...any) (*value.Map, error) {
+	kw := value.MapOf(kv...)
 	rest.Range(func(k, x any) bool {
 		kw.Set(k, x)
 		return true
@@ -58,6 +57,17 @@ func venvVersion(ctx *execmod.Context, bin string, user any, rest *value.Map) (*
 		return nil, err
 	}
 	m, _ := res.(*value.Map)
+	return m, nil
+}
+
+// venvVersion runs venv_bin --version and parses the version as Salt does
+// (the tokens that look like a version, joined; rc/+ds suffixes dropped).
+func venvVersion(ctx *execmod.Context, bin string, user any, rest *value.Map) (*value.List, error) {
+	argv := value.NewList(bin, "--version")
+	m, err := venvRunAll(ctx, argv, rest, "runas", user, "python_shell", false, "redirect_stderr", true)
+	if err != nil {
+		return nil, err
+	}
 	out := strings.TrimSpace(execmod.String(cmdGet(m, "stdout")))
 	if rc, _ := cmdGet(m, "retcode").(int64); rc > 0 || out == "" {
 		return nil, execmod.Errorf("Unable to get the virtualenv version output using '%s'. Returned data: %s", value.Repr(argv), value.Repr(m))
@@ -216,16 +226,10 @@ func virtualenvCreate(ctx *execmod.Context, args []any, kwargs *value.Map) (any,
 	for _, a := range cmd {
 		argv.Append(a)
 	}
-	kw := value.MapOf("runas", user, "python_shell", false)
-	rest.Range(func(k, x any) bool {
-		kw.Set(k, x)
-		return true
-	})
-	res, err := ctx.Call("cmd.run_all", []any{argv}, kw)
+	ret, err := venvRunAll(ctx, argv, rest, "runas", user, "python_shell", false)
 	if err != nil {
 		return nil, err
 	}
-	ret, _ := res.(*value.Map)
 	if rc, _ := cmdGet(ret, "retcode").(int64); rc != 0 {
 		return ret, nil
 	}

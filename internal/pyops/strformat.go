@@ -54,10 +54,23 @@ func DefaultAttr(obj any, name string) (any, error) {
 // FormatString is Python's format.format(*args, **kwargs) (str.format).
 // attr resolves attribute fields; nil means DefaultAttr. kwargs may be nil.
 func FormatString(format string, args []any, kwargs *value.Map, attr AttrFunc) (string, error) {
+	return FormatStringField(format, args, kwargs, attr, nil)
+}
+
+// FieldFunc formats one replacement field's value with its spec (after
+// any !s/!r conversion); FormatValue when nil.
+type FieldFunc func(v any, spec string) (string, error)
+
+// FormatStringField is FormatString with a field formatter, as a
+// string.Formatter subclass overriding format_field.
+func FormatStringField(format string, args []any, kwargs *value.Map, attr AttrFunc, field FieldFunc) (string, error) {
 	if attr == nil {
 		attr = DefaultAttr
 	}
-	f := &strFormatter{args: args, kwargs: kwargs, attr: attr}
+	if field == nil {
+		field = FormatValue
+	}
+	f := &strFormatter{args: args, kwargs: kwargs, attr: attr, format: field}
 	var b strings.Builder
 	b.Grow(len(format) + 16)
 	if err := f.render(&b, format, 2); err != nil {
@@ -70,6 +83,7 @@ type strFormatter struct {
 	args   []any
 	kwargs *value.Map
 	attr   AttrFunc
+	format FieldFunc
 	auto   int // next automatic index; -1 once manual numbering is used
 	manual bool
 }
@@ -208,7 +222,7 @@ func (f *strFormatter) field(b *strings.Builder, name string, conv byte, spec st
 		}
 		spec = sb.String()
 	}
-	out, err := FormatValue(v, spec)
+	out, err := f.format(v, spec)
 	if err != nil {
 		return err
 	}

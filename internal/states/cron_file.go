@@ -101,7 +101,10 @@ func cronFile(c *statemod.Call) (*value.Map, error) {
 		}
 		// check_managed leaves out the owner and mode of a file in the
 		// temporary directory.
-		changes := checkFileMeta(cronPath, want, true, nil, nil, nil, true)
+		changes, err := checkFileMeta(&fc, cronPath, want, nil, nil, nil, true)
+		if err != nil {
+			return nil, err
+		}
 		if changes.Len() == 0 {
 			ret.Set("comment", fmt.Sprintf("The file %s is in the correct state", cronPath))
 			return ret, nil
@@ -125,7 +128,7 @@ func cronFile(c *statemod.Call) (*value.Map, error) {
 		ret.Set("result", false)
 		return ret, nil
 	}
-	ret, err = manageFile(&fc, cronPath, want, true, false, ret, user, group, mode, true)
+	ret, err = manageFile(&fc, cronPath, want, ret, user, group, mode, true)
 	if err != nil {
 		return value.MapOf("changes", value.NewMap(0), "comment", "Unable to manage file: "+err.Error(), "name", name, "result", false), nil
 	}

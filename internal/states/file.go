@@ -1,11 +1,13 @@
 package states
 
-// file.go is salt/states/file.py (with the parts of salt/modules/file.py
-// the states rely on): managed, directory, absent, exists, missing, touch,
-// symlink, copy, rename. fileedit.go has the line editors (append, prepend,
-// replace, line, blockreplace, comment, uncomment, keyvalue, accumulated),
-// fileserialize.go serialize, filerecurse.go recurse, filepatch.go patch
-// and filehash.go source_hash checks and http(s) sources.
+// file.go is salt/states/file.py: managed (built, as in Salt, on the
+// file.get_managed, check_managed_changes and manage_file execution
+// functions of internal/modules/file_meta.go), directory, absent, exists,
+// missing, touch, symlink, copy, rename. fileedit.go has the line editors
+// (append, prepend, replace, line, blockreplace, comment, uncomment,
+// keyvalue, accumulated), fileserialize.go serialize, filerecurse.go
+// recurse, filepatch.go patch and filehash.go source_hash checks and
+// http(s) downloads for the states that fetch sources themselves.
 
 import (
 	"brine/internal/execmod"
@@ -83,11 +85,7 @@ func init() {
 
 // readSource reads a salt://, file:// or local source.
 func readSource(c *statemod.Call, src string) ([]byte, error) {
-	var ex *execmod.Context
-	if c.Env != nil {
-		ex = c.Env.Exec
-	}
-	return fileops.ReadSource(ex, c.Saltenv, src)
+	return fileops.ReadSource(execCtx(c), c.Saltenv, src)
 }
 
 // sourceList is file.source_list: the first source of a list that exists.
@@ -95,11 +93,7 @@ func sourceList(c *statemod.Call, source any) (string, error) {
 	if source == nil {
 		return "", nil
 	}
-	var ex *execmod.Context
-	if c.Env != nil {
-		ex = c.Env.Exec
-	}
-	src, _, err := fileops.SourceList(ex, c.Saltenv, source, nil)
+	src, _, err := fileops.SourceList(execCtx(c), c.Saltenv, source, nil)
 	if err != nil {
 		return "", err
 	}
@@ -108,63 +102,7 @@ func sourceList(c *statemod.Call, source any) (string, error) {
 
 // renderTemplate renders text with a template engine in the run's context.
 func renderTemplate(c *statemod.Call, engine, text string, context *value.Map, source string) (string, error) {
-	var ex *execmod.Context
-	if c.Env != nil {
-		ex = c.Env.Exec
-	}
-	return fileops.RenderTemplate(ex, c.Saltenv, engine, text, context, source)
-}
-
-// getManaged is file.get_managed: the content the file should have, or a
-// comment explaining why it cannot be had.
-func getManaged(c *statemod.Call, source string, template any, context, defaults *value.Map) ([]byte, string) {
-	var data []byte
-	var err error
-	if isRemote(source) {
-		if c.Str("source_hash") == "" && !c.Bool("skip_verify") {
-			return nil, fmt.Sprintf("Unable to verify upstream hash of source file %s, please set source_hash or set skip_verify to True", source)
-		}
-		data, err = fetchRemote(source)
-		if err != nil {
-			return nil, fmt.Sprintf("Failed to cache %s: %v", source, err)
-		}
-	} else {
-		data, err = readSource(c, source)
-	}
-	if err != nil {
-		switch {
-		case strings.HasPrefix(source, "salt://"):
-			return nil, fmt.Sprintf("Source file %s not found in saltenv '%s'", source, c.Saltenv)
-		case strings.HasPrefix(source, "file://"):
-			return nil, fmt.Sprintf("Local file source %s does not exist", strings.TrimPrefix(source, "file://"))
-		case strings.HasPrefix(source, "/"):
-			return nil, fmt.Sprintf("Local file source %s does not exist", source)
-		}
-		return nil, fmt.Sprintf("Unable to verify upstream hash of source file %s, please set source_hash or set skip_verify to True", source)
-	}
-	if value.Truthy(template) {
-		ctx := value.NewMap(8)
-		for _, k := range []string{"name", "source", "user", "group", "mode", "attrs"} {
-			if k == "source" {
-				ctx.Set(k, source)
-			} else {
-				ctx.Set(k, c.Get(k))
-			}
-		}
-		ctx.Set("saltenv", c.Saltenv)
-		if defaults != nil {
-			ctx.Update(defaults)
-		}
-		if context != nil {
-			ctx.Update(context)
-		}
-		out, err := renderTemplate(c, value.Str(template), string(data), ctx, source)
-		if err != nil {
-			return nil, err.Error()
-		}
-		data = []byte(out)
-	}
-	return data, ""
+	return fileops.RenderTemplate(execCtx(c), c.Saltenv, engine, text, context, source)
 }
 
 func fileManaged(c *statemod.Call) (*value.Map, error) {
@@ -336,78 +274,103 @@ func fileManaged(c *statemod.Call) (*value.Map, error) {
 	if acc := accumulatorsFor(c, name); acc != nil {
 		context.Set("accumulator", acc)
 	}
-	src, err := sourceList(c, source)
-	if err != nil {
-		ret.Set("result", false)
-		ret.Set("comment", "Unable to manage file: "+err.Error())
-		return ret, nil
-	}
-	// The desired content: from contents, or from the source.
-	var want []byte
+	var contentsArg any
 	if newContents != nil {
-		want = []byte(*newContents)
-	} else if src != "" {
-		data, comment := getManaged(c, src, c.Get("template"), context, defaults)
-		if comment != "" {
-			if c.Test {
-				ret.Set("result", false)
-				ret.Set("comment", comment)
+		contentsArg = *newContents
+	}
+	attrs, template, skipVerify := c.Get("attrs"), c.Get("template"), c.Get("skip_verify")
+	if c.Test {
+		out, err := c.Salt("file.check_managed_changes", []any{name, source, c.Get("source_hash"), c.Get("source_hash_name"),
+			user, group, mode, attrs, template, context, defaults, c.Saltenv, contentsArg, skipVerify, keepMode},
+			value.MapOf("verify_ssl", c.Get("verify_ssl"), "follow_symlinks", follow))
+		if err != nil {
+			return fileErr(ret, "Unable to manage file: "+err.Error())
+		}
+		switch ch := out.(type) {
+		case value.Tuple:
+			ret.Set("result", ch[0])
+			ret.Set("comment", ch[1])
+		case *value.Map:
+			if ch.Len() == 0 {
+				ret.Set("comment", fmt.Sprintf("The file %s is in the correct state", name))
 				return ret, nil
 			}
-			return fileErr(ret, comment)
-		}
-		if msg := verifySourceHash(c, name, src, data, exists(name)); msg != "" {
-			ret.Set("result", false)
-			ret.Set("comment", msg)
-			return ret, nil
-		}
-		want = data
-	}
-	hasWant := newContents != nil || src != ""
-	if c.Test {
-		changes := checkFileMeta(name, want, hasWant, user, group, mode, follow)
-		if changes.Len() > 0 {
-			ret.Set("changes", changes)
+			ret.Set("changes", ch)
 			ret.Set("result", nil)
 			ret.Set("comment", fmt.Sprintf("The file %s is set to be changed\nNote: No changes made, actual changes may\nbe different due to other states.", name))
-			if changes.Has("diff") && !c.Bool("show_changes") {
-				changes.Set("diff", "<show_changes=False>")
+			if ch.Has("diff") && !c.Bool("show_changes") {
+				ch.Set("diff", "<show_changes=False>")
 			}
-		} else {
-			ret.Set("result", true)
-			ret.Set("comment", fmt.Sprintf("The file %s is in the correct state", name))
 		}
 		return ret, nil
 	}
-	if cc := c.Get("check_cmd"); value.Truthy(cc) && hasWant {
-		if r, done := managedCheckCmd(c, name, want, cc); done {
-			return r, nil
+	src, srcHash, err := fileops.SourceList(execCtx(c), c.Saltenv, source, c.Get("source_hash"))
+	if err != nil {
+		return fileErr(ret, "Unable to manage file: "+err.Error())
+	}
+	out, err := c.Salt("file.get_managed", []any{name, template, src, srcHash, c.Get("source_hash_name"), user, group, mode,
+		attrs, c.Saltenv, context, defaults, skipVerify}, value.MapOf("verify_ssl", c.Get("verify_ssl"), "use_etag", c.Get("use_etag")))
+	if err != nil {
+		ret.Set("changes", value.NewMap(0))
+		return fileErr(ret, "Unable to manage file: "+err.Error())
+	}
+	got, _ := out.(value.Tuple)
+	if len(got) != 3 {
+		return nil, fmt.Errorf("file.get_managed returned %s", value.Repr(out))
+	}
+	sfn, sum, comment := got[0], got[1], value.Str(got[2])
+	manage := func(target string, sfn any, ret *value.Map) (*value.Map, error) {
+		return callManageFile(c, []any{target, sfn, ret, src, sum, user, group, mode, attrs, c.Saltenv,
+			c.Get("backup"), c.Get("makedirs"), template, c.Get("show_changes"), contentsArg, c.Get("dir_mode"), follow,
+			skipVerify, keepMode}, value.MapOf("encoding", c.Get("encoding"), "encoding_errors", c.Get("encoding_errors"),
+			"use_etag", c.Get("use_etag")))
+	}
+	if cc := c.Get("check_cmd"); value.Truthy(cc) {
+		// Salt applies the change to a temporary copy first and runs
+		// check_cmd on it when anything changed.
+		tmp, err := os.CreateTemp(c.Str("tmp_dir"), "__salt.tmp.*"+c.Str("tmp_ext"))
+		if err != nil {
+			return fileErr(ret, err.Error())
+		}
+		tmpName := tmp.Name()
+		tmp.Close()
+		defer os.Remove(tmpName)
+		if isFile(name) {
+			if _, err := c.Salt("file.copy", []any{name, tmpName}, nil); err != nil {
+				return fileErr(ret, fmt.Sprintf("Unable to copy file %s to %s: %s", name, tmpName, err))
+			}
+		}
+		r, err := manage(tmpName, sfn, ret)
+		if err != nil {
+			ret.Set("changes", value.NewMap(0))
+			return fileErr(ret, "Unable to check_cmd file: "+err.Error())
+		}
+		ret = value.MapOf("changes", value.NewMap(0), "comment", "", "name", name, "result", true)
+		if value.Truthy(mapGet(r, "changes")) {
+			if cret := modRunCheckCmd(c, value.Str(cc), tmpName); cret != nil {
+				ret.Update(cret)
+				return ret, nil
+			}
+			sfn = tmpName
 		}
 	}
-	return manageFile(c, name, want, hasWant, newContents != nil, ret, user, group, mode, follow)
+	if comment != "" && contentsArg == nil {
+		return fileErr(ret, comment)
+	}
+	r, err := manage(name, sfn, ret)
+	if err != nil {
+		ret.Set("changes", value.NewMap(0))
+		return fileErr(ret, "Unable to manage file: "+err.Error())
+	}
+	return r, nil
 }
 
-// managedCheckCmd runs check_cmd against the new content in a temporary
-// file; done is true when the check failed and r is the result.
-func managedCheckCmd(c *statemod.Call, name string, want []byte, cc any) (*value.Map, bool) {
-	tmp, err := os.CreateTemp(c.Str("tmp_dir"), "__salt.tmp.*"+c.Str("tmp_ext"))
-	if err != nil {
-		r := value.MapOf("changes", value.NewMap(0), "comment", err.Error(), "name", name, "result", false)
-		return r, true
+// execCtx is the run's execution context (nil outside a run).
+func execCtx(c *statemod.Call) *execmod.Context {
+	if c.Env == nil {
+		return nil
 	}
-	tmpName := tmp.Name()
-	tmp.Write(want)
-	tmp.Close()
-	defer os.Remove(tmpName)
-	if old, err := os.ReadFile(name); err == nil && string(old) == string(want) {
-		return nil, false
-	}
-	if cret := modRunCheckCmd(c, value.Str(cc), tmpName); cret != nil {
-		r := value.MapOf("changes", value.NewMap(0), "comment", "", "name", name, "result", true)
-		r.Update(cret)
-		return r, true
-	}
-	return nil, false
+	return c.Env.Exec
 }
 
 // validateStrList is _validate_str_list: a string, or a list whose items
@@ -437,130 +400,78 @@ func validateStrList(v any) ([]string, bool) {
 	return []string{value.Str(v)}, true
 }
 
-// checkFileMeta is file.check_file_meta: the changes a managed file would
-// get, for test mode.
-func checkFileMeta(name string, want []byte, hasWant bool, user, group, mode any, follow bool) *value.Map {
-	changes := value.NewMap(0)
-	st, ok := fileops.Stat(name, follow)
-	if !ok {
-		changes.Set("newfile", name)
-		return changes
+// getManaged is file.get_managed for states that need the rendered
+// content itself (cron.file): the content, or the comment explaining why
+// it cannot be had.
+func getManaged(c *statemod.Call, source string, template any, context, defaults *value.Map) ([]byte, string) {
+	out, err := c.Salt("file.get_managed", []any{c.Get("name"), template, source, c.Get("source_hash"),
+		c.Get("source_hash_name"), c.Get("user"), c.Get("group"), c.Get("mode"), c.Get("attrs"), c.Saltenv, context,
+		defaults, c.Get("skip_verify")}, nil)
+	if err != nil {
+		return nil, "Unable to manage file: " + err.Error()
 	}
-	if hasWant {
-		if old, err := os.ReadFile(name); err == nil {
-			if d := fileops.Diff(old, want); d != "" {
-				changes.Set("diff", d)
-			}
+	got, _ := out.(value.Tuple)
+	if len(got) != 3 {
+		return nil, "Unable to manage file: file.get_managed returned " + value.Repr(out)
+	}
+	if comment := value.Str(got[2]); comment != "" {
+		return nil, comment
+	}
+	sfn := ""
+	if value.Truthy(got[0]) {
+		sfn = value.Str(got[0])
+	} else if source != "" {
+		// Salt caches a plain salt:// source only in manage_file.
+		cached, err := c.Salt("cp.cache_file", []any{source, c.Saltenv}, nil)
+		if err != nil || !value.Truthy(cached) {
+			return nil, fmt.Sprintf("Source file '%s' not found", source)
 		}
+		sfn = value.Str(cached)
 	}
-	if user != nil && value.Str(user) != st.User && !value.Equal(user, int64(st.UID)) {
-		changes.Set("user", user)
+	data, err := os.ReadFile(sfn)
+	if err != nil {
+		return nil, fmt.Sprintf("Source file '%s' not found", source)
 	}
-	if group != nil && value.Str(group) != st.Group && !value.Equal(group, int64(st.GID)) {
-		changes.Set("group", group)
+	if strings.HasPrefix(sfn, filepath.Join(os.TempDir(), "__salt.tmp.")) {
+		os.Remove(sfn)
 	}
-	if mode != nil && mode != fileops.NormalizeMode(st.Mode) {
-		changes.Set("mode", mode)
-	}
-	return changes
+	return data, ""
 }
 
-// manageFile is file.manage_file without the remote-source parts.
-func manageFile(c *statemod.Call, name string, want []byte, hasWant, fromContents bool, ret *value.Map, user, group, mode any, follow bool) (*value.Map, error) {
-	changes := mapGet(ret, "changes").(*value.Map)
-	lst, lerr := os.Lstat(name)
-	link := lerr == nil && lst.Mode()&os.ModeSymlink != 0
-	if link || (lerr == nil && lst.Mode().IsRegular()) {
-		real := name
-		if link && follow {
-			if r, err := filepath.EvalSymlinks(name); err == nil {
-				real = r
-			}
-		}
-		if hasWant && !(link && !follow) {
-			old, err := os.ReadFile(real)
-			if err != nil || string(old) != string(want) {
-				if !c.Bool("show_changes") {
-					changes.Set("diff", "<show_changes=False>")
-				} else if d := fileops.Diff(old, want); d != "" {
-					changes.Set("diff", d)
-				}
-				mode := c.Str("backup")
-				if mode == "" {
-					mode = value.Str(c.Opt("backup_mode"))
-				}
-				if mode == "minion" || mode == "both" {
-					_ = fileops.BackupMinion(real, value.Str(c.Opt("cachedir")))
-				}
-				if err := fileops.WriteAtomic(real, want, false); err != nil {
-					return fileErr(ret, "Failed to commit change: "+err.Error())
-				}
-			}
-		} else if hasWant && link && !follow {
-			os.Remove(name)
-			if err := fileops.WriteAtomic(name, want, false); err != nil {
-				return fileErr(ret, "Failed to commit change: "+err.Error())
-			}
-			changes.Set("diff", "Replace symbolic link with regular file")
-		}
-		fileops.CheckPerms(name, ret, user, group, mode, follow, false)
-		if value.Truthy(mapGet(ret, "changes")) {
-			ret.Set("comment", fmt.Sprintf("File %s updated", name))
-		} else if value.Truthy(mapGet(ret, "result")) {
-			ret.Set("comment", fmt.Sprintf("File %s is in the correct state", name))
-		}
-		return ret, nil
+// checkFileMeta is file.check_file_meta with want as the contents: the
+// changes a managed file would get, for test mode.
+func checkFileMeta(c *statemod.Call, name string, want []byte, user, group, mode any, follow bool) (*value.Map, error) {
+	out, err := c.Salt("file.check_file_meta", []any{name, "", nil, value.NewMap(0), user, group, mode, nil, c.Saltenv},
+		value.MapOf("contents", want, "follow_symlinks", follow))
+	if err != nil {
+		return nil, err
 	}
-	// New file.
-	dir := filepath.Dir(name)
-	mkdirs := func() error {
-		dirMode := c.Get("dir_mode")
-		if dirMode == nil && mode != nil {
-			dirMode = dirModeFrom(mode)
-		}
-		return fileops.Makedirs(name, user, group, fileops.NormalizeMode(dirMode))
+	changes, _ := out.(*value.Map)
+	if changes == nil {
+		changes = value.NewMap(0)
 	}
-	if !isDir(dir) {
-		if c.Bool("makedirs") {
-			if err := mkdirs(); err != nil {
-				return fileErr(ret, err.Error())
-			}
-		} else {
-			changes.Delete("diff")
-			return fileErr(ret, "Parent directory not present")
-		}
+	return changes, nil
+}
+
+// manageFile is file.manage_file with want as the contents, taking
+// backup, makedirs, dir_mode and show_changes from the state's arguments.
+func manageFile(c *statemod.Call, name string, want []byte, ret *value.Map, user, group, mode any, follow bool) (*value.Map, error) {
+	return callManageFile(c, []any{name, "", ret, nil, value.NewMap(0), user, group, mode, nil, c.Saltenv,
+		c.Get("backup"), c.Get("makedirs"), nil, c.Get("show_changes"), want, c.Get("dir_mode"), follow}, nil)
+}
+
+// callManageFile calls file.manage_file and returns the state return it
+// gives back.
+func callManageFile(c *statemod.Call, args []any, kwargs *value.Map) (*value.Map, error) {
+	out, err := c.Salt("file.manage_file", args, kwargs)
+	if err != nil {
+		return nil, err
 	}
-	if hasWant && !fromContents {
-		changes.Set("diff", "New file")
-		if err := fileops.WriteAtomic(name, want, true); err != nil {
-			return fileErr(ret, "Failed to commit change: "+err.Error())
-		}
-	} else {
-		private := mode != nil
-		if !hasWant {
-			if err := fileops.WriteAtomic(name, nil, private); err != nil {
-				return fileErr(ret, fmt.Sprintf("Empty file %s not created", name))
-			}
-			changes.Set("new", fmt.Sprintf("file %s created", name))
-			ret.Set("comment", "Empty file")
-		} else {
-			changes.Set("diff", "New file")
-			if err := fileops.WriteAtomic(name, want, private); err != nil {
-				return fileErr(ret, fmt.Sprintf("File %s not created", name))
-			}
-		}
+	r, ok := out.(*value.Map)
+	if !ok {
+		return nil, fmt.Errorf("file.manage_file returned %s", value.Repr(out))
 	}
-	if mode == nil {
-		mode = fmt.Sprintf("%04o", 0o666&^fileops.Umask())
-	}
-	fileops.CheckPerms(name, ret, user, group, mode, true, false)
-	if !value.Truthy(mapGet(ret, "comment")) {
-		ret.Set("comment", "File "+name+" updated")
-	}
-	if !value.Truthy(mapGet(ret, "changes")) && value.Truthy(mapGet(ret, "result")) {
-		ret.Set("comment", "File "+name+" is in the correct state")
-	}
-	return ret, nil
+	return r, nil
 }
 
 // walkEntry is one directory of os.walk: root, dirs, files.

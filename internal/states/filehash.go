@@ -1,7 +1,8 @@
 package states
 
-// filehash.go: source_hash handling and remote (http, https, ftp-less)
-// sources for file.managed.
+// filehash.go: source_hash checks and http(s) downloads for the states
+// that fetch a source themselves (archive, pkg, pkgrepo); file.managed
+// goes through file.get_managed and file.manage_file.
 
 import (
 	"encoding/hex"
@@ -12,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"brine/internal/execmod"
 	"brine/internal/fileops"
 	"brine/internal/pyops"
 	"brine/internal/statemod"
@@ -28,11 +28,7 @@ func newHash(typ string) (hash.Hash, bool) {
 
 // sourceSum is file.get_source_sum.
 func sourceSum(c *statemod.Call, sourceHash, name, source string) (typ, sum string, err error) {
-	var ex *execmod.Context
-	if c.Env != nil {
-		ex = c.Env.Exec
-	}
-	return fileops.SourceSum(ex, c.Saltenv, sourceHash, name, source, c.Str("source_hash_name"))
+	return fileops.SourceSum(execCtx(c), c.Saltenv, sourceHash, name, source, c.Str("source_hash_name"))
 }
 
 func hashOf(typ string, data []byte) string {
@@ -57,25 +53,4 @@ func fetchRemote(src string) ([]byte, error) {
 		return nil, fmt.Errorf("HTTP error %d reading %s: %s", resp.StatusCode, src, http.StatusText(resp.StatusCode))
 	}
 	return io.ReadAll(resp.Body)
-}
-
-// verifySourceHash checks non-salt:// content against source_hash, as
-// manage_file's check_web_source_hash does; it returns the failure
-// comment, or "".
-func verifySourceHash(c *statemod.Call, name, source string, data []byte, existing bool) string {
-	sh := c.Str("source_hash")
-	if strings.HasPrefix(source, "salt://") || sh == "" || c.Bool("skip_verify") {
-		return ""
-	}
-	typ, sum, err := sourceSum(c, sh, name, source)
-	if err != nil {
-		return err.Error()
-	}
-	if got := hashOf(typ, data); got != sum {
-		if existing {
-			return fmt.Sprintf("Specified %s checksum for %s (%s) does not match actual checksum (%s). If the 'source_hash' value refers to a remote file with multiple possible matches, then it may be necessary to set 'source_hash_name'.", typ, source, sum, got)
-		}
-		return fmt.Sprintf("Specified %s checksum for %s (%s) does not match actual checksum (%s)", typ, name, sum, got)
-	}
-	return ""
 }

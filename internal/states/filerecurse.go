@@ -88,32 +88,44 @@ func fileRecurse(c *statemod.Call) (*value.Map, error) {
 		}
 		return lister.FileList(env)
 	}
-	source := ""
-	senv := c.Saltenv
+	// file.source_list picks the first source the file server lists as a
+	// file or directory, by its path as written (no "..", no "//").
+	var ex *execmod.Context
+	if c.Env != nil {
+		ex = c.Env.Exec
+	}
+	srcList := value.NewList()
 	for _, s := range sources {
-		rel, env := splitSaltURL(s, c.Saltenv)
-		for _, f := range listEnv(env) {
-			if strings.HasPrefix(f, rel+"/") {
-				source, senv = rel, env
-				break
-			}
-		}
-		if source != "" {
+		srcList.Append(s)
+	}
+	picked, _, err := fileops.SourceList(ex, c.Saltenv, srcList, "")
+	if err != nil {
+		ret.Set("result", false)
+		ret.Set("comment", "Recurse failed: "+err.Error())
+		return ret, nil
+	}
+	source, senv := parseSaltURL(value.Str(picked), c.Saltenv)
+	found := false
+	for _, f := range listEnv(senv) {
+		if strings.HasPrefix(f, source+"/") {
+			found = true
 			break
 		}
 	}
-	if source == "" {
-		if len(sources) > 1 {
-			ret.Set("result", false)
-			ret.Set("comment", "Recurse failed: none of the specified sources were found")
-			return ret, nil
+	if !found && ex != nil {
+		dirs, _ := c.Salt("cp.list_master_dirs", nil, value.MapOf("saltenv", senv))
+		if l, ok := dirs.(*value.List); ok {
+			for _, d := range l.Items {
+				if ds := value.Str(d); ds == source || strings.HasPrefix(ds, source+"/") {
+					found = true
+					break
+				}
+			}
 		}
-		rel, env := "", c.Saltenv
-		if len(sources) == 1 {
-			rel, env = splitSaltURL(sources[0], c.Saltenv)
-		}
+	}
+	if !found {
 		ret.Set("result", false)
-		ret.Set("comment", fmt.Sprintf("The directory '%s' does not exist on the salt fileserver in saltenv '%s'", rel, env))
+		ret.Set("comment", fmt.Sprintf("The directory '%s' does not exist on the salt fileserver in saltenv '%s'", source, senv))
 		return ret, nil
 	}
 	if !isDir(name) {
@@ -161,10 +173,8 @@ func fileRecurse(c *statemod.Call) (*value.Map, error) {
 		dest := filepath.Join(name, filepath.FromSlash(rel))
 		keep[dest] = true
 		dirs[filepath.Dir(dest)] = true
-		src := "salt://" + f
-		if senv != c.Saltenv {
-			src += "?saltenv=" + senv
-		}
+		// salt.utils.url.create(path, saltenv=senv)
+		src := "salt://" + f + "?saltenv=" + senv
 		files = append(files, [2]string{dest, src})
 	}
 	dirList := make([]string, 0, len(dirs))
@@ -242,11 +252,13 @@ func fileRecurse(c *statemod.Call) (*value.Map, error) {
 	return ret, nil
 }
 
-func splitSaltURL(u, def string) (rel, env string) {
+// parseSaltURL is salt.utils.url.parse: the path after salt:// as written
+// and the ?saltenv= query (def when absent).
+func parseSaltURL(u, def string) (path, env string) {
 	rest := strings.TrimPrefix(u, "salt://")
 	env = def
 	if p, q, ok := strings.Cut(rest, "?saltenv="); ok {
 		rest, env = p, q
 	}
-	return strings.Trim(rest, "/"), env
+	return rest, env
 }

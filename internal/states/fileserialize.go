@@ -4,6 +4,7 @@ package states
 // YAML through the file.managed machinery.
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -28,7 +29,9 @@ func serializeData(format string, data any, unicode bool) (string, error) {
 	case "json":
 		return value.ToJSON(data, value.JSONOptions{Indent: 2, SortKeys: true, ItemSep: ",", KeySep: ": ", EnsureASCII: !unicode}), nil
 	case "yaml":
-		s, err := yamlload.Dump(data, yamlload.DumpOptions{DefaultFlowStyle: yamlload.FlowStyle(false), AllowUnicode: unicode})
+		s, err := yamlload.Dump(data, yamlload.DumpOptions{DefaultFlowStyle: yamlload.FlowStyle(false), AllowUnicode: unicode,
+			// salt.serializers.yaml represents OrderedDicts as dicts: sorted
+			SortKeys: true, SortMap: func(*value.Map) bool { return true }})
 		if err != nil {
 			return "", err
 		}
@@ -74,33 +77,43 @@ func fileSerialize(c *statemod.Call) (*value.Map, error) {
 			"comment", fmt.Sprintf("The %s serializer could not be found. It either does not exist or its prerequisites are not installed.", format),
 			"name", name, "result", false), nil
 	}
+	var existing, merged *value.Map
 	if c.Bool("merge_if_exists") && isFile(name) {
-		data, err := os.ReadFile(name)
-		if err == nil {
-			var existing any
-			if format == "json" {
-				existing, err = value.FromJSON(data)
-			} else {
-				existing, err = yamlload.Load(data, name)
+		old, err := readExisting(c, name, format)
+		if err != nil {
+			ret.Set("result", false)
+			ret.Set("comment", fmt.Sprintf("Failed to deserialize existing data: %v", err))
+			return ret, nil
+		}
+		if old != nil {
+			em, ok := old.(*value.Map)
+			dm, ok2 := dataset.(*value.Map)
+			if !ok || !ok2 {
+				return nil, errNonDictUpdate
 			}
-			if err != nil {
-				ret.Set("result", false)
-				ret.Set("comment", fmt.Sprintf("Failed to deserialize existing data: %v", err))
+			existing, merged = em, value.DeepCopy(em).(*value.Map)
+			mergeRecurse(merged, dm)
+			if value.Equal(existing, merged) {
+				ret.Set("comment", fmt.Sprintf("The file %s is in the correct state", name))
 				return ret, nil
 			}
-			if em, ok := existing.(*value.Map); ok {
-				if dm, ok := dataset.(*value.Map); ok {
-					merged := value.DeepCopy(em).(*value.Map)
-					mergeRecurse(merged, dm)
-					if value.Equal(em, merged) {
-						ret.Set("comment", fmt.Sprintf("The file %s is in the correct state", name))
-						return ret, nil
-					}
-					dataset = merged
-				}
-			}
+			dataset = merged
 		}
 	}
+	ret, err := serializeWrite(c, name, format, dataset, ret)
+	if err != nil || existing == nil {
+		return ret, err
+	}
+	// Salt replaces the text diff with the data's recursive diff.
+	changes, _ := ret.Get("changes")
+	if cm, ok := changes.(*value.Map); ok {
+		cm.Set("diff", recursiveDiff(merged, existing))
+	}
+	return ret, nil
+}
+
+// serializeWrite writes (or, in test mode, compares) the serialized data.
+func serializeWrite(c *statemod.Call, name, format string, dataset any, ret *value.Map) (*value.Map, error) {
 	contents, err := serializeData(format, dataset, c.Get("encoding") != nil)
 	if err != nil {
 		return fileErr(ret, err.Error())
@@ -109,8 +122,14 @@ func fileSerialize(c *statemod.Call) (*value.Map, error) {
 	mode := fileops.NormalizeMode(c.Get("mode"))
 	user, group := c.Get("user"), c.Get("group")
 	if c.Test {
-		changes := checkFileMeta(name, []byte(contents), true, user, group, mode, false)
-		if changes.Len() > 0 {
+		out, err := c.Salt("file.check_managed_changes", nil, value.MapOf("name", name, "source", nil,
+			"source_hash", value.NewMap(0), "source_hash_name", nil, "user", user, "group", group, "mode", mode,
+			"attrs", nil, "template", nil, "context", nil, "defaults", nil, "saltenv", c.Saltenv, "contents", contents,
+			"skip_verify", false))
+		if err != nil {
+			return nil, err
+		}
+		if changes, _ := out.(*value.Map); changes != nil && changes.Len() > 0 {
 			ret.Set("changes", changes)
 			ret.Set("result", nil)
 			ret.Set("comment", fmt.Sprintf("Dataset will be serialized and stored into %s", name))
@@ -123,7 +142,69 @@ func fileSerialize(c *statemod.Call) (*value.Map, error) {
 		}
 		return ret, nil
 	}
-	return manageFile(c, name, []byte(contents), true, true, ret, user, group, mode, true)
+	return manageFile(c, name, []byte(contents), ret, user, group, mode, true)
+}
+
+// readExisting loads the file with the format's deserializer, as Salt
+// reads it from an open file (YAML marks name the file). An empty YAML
+// file is nil.
+func readExisting(c *statemod.Call, name, format string) (any, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	v, err := c.Salt("slsutil.deserialize", []any{format, string(data)}, nil)
+	if err != nil {
+		msg := strings.ReplaceAll(err.Error(), `in "<unicode string>"`, `in "`+name+`"`)
+		return nil, errors.New(msg)
+	}
+	return v, nil
+}
+
+// errNonDictUpdate is dictupdate.update's TypeError when the existing
+// data (or the dataset) is not a mapping; Salt reports it as an
+// exception of the state.
+var errNonDictUpdate = nonDictUpdateError{}
+
+type nonDictUpdateError struct{}
+
+func (nonDictUpdateError) Error() string {
+	return "TypeError: Cannot update using non-dict types in dictupdate.update()"
+}
+
+// PyTraceback is the exception as Salt's state comment shows it (the
+// frames of Salt's own files are not reproduced).
+func (nonDictUpdateError) PyTraceback() string {
+	return "Traceback (most recent call last):\n  File \"salt/states/file.py\", in serialize\n" +
+		"  File \"salt/utils/dictupdate.py\", in update\n" +
+		"TypeError: Cannot update using non-dict types in dictupdate.update()\n"
+}
+
+// recursiveDiff is salt.utils.dictdiffer.recursive_diff(past, current).diffs
+// with missing keys ignored: per key of current that is new or changed,
+// {"new": ..., "old": ...} ("<_null_>" for an added key), nested for two
+// mappings.
+func recursiveDiff(current, past *value.Map) *value.Map {
+	out := value.NewMap(0)
+	current.Range(func(k, v any) bool {
+		old, ok := past.Get(k)
+		switch {
+		case !ok:
+			out.Set(k, value.MapOf("new", v, "old", "<_null_>"))
+		case !value.Equal(v, old):
+			vm, ok1 := v.(*value.Map)
+			om, ok2 := old.(*value.Map)
+			if ok1 && ok2 {
+				if sub := recursiveDiff(vm, om); sub.Len() > 0 {
+					out.Set(k, sub)
+				}
+			} else {
+				out.Set(k, value.MapOf("new", v, "old", old))
+			}
+		}
+		return true
+	})
+	return out
 }
 
 // mergeRecurse is salt.utils.dictupdate.merge_recurse (update in place).

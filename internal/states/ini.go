@@ -25,8 +25,9 @@ func init() {
 		Doc: "Ensure that sections are not present in an ini file.", Run: iniSectionsAbsent})
 }
 
-// iniMap calls an ini function that returns a mapping.
-func iniMap(c *statemod.Call, fun string, args ...any) (*value.Map, error) {
+// saltMap calls an execution function that returns a mapping (an empty
+// one when it returns anything else).
+func saltMap(c *statemod.Call, fun string, args ...any) (*value.Map, error) {
 	out, err := c.Salt(fun, args, nil)
 	if err != nil {
 		return nil, err
@@ -82,7 +83,7 @@ func iniOptionsPresent(c *statemod.Call) (*value.Map, error) {
 			}
 			return true
 		})
-		cur, err := iniMap(c, "ini.get_ini", name, sep)
+		cur, err := saltMap(c, "ini.get_ini", name, sep)
 		if err != nil {
 			return nil, err
 		}
@@ -106,7 +107,7 @@ func iniOptionsPresent(c *statemod.Call) (*value.Map, error) {
 				return true
 			})
 		} else {
-			upd, err := iniMap(c, "ini.set_option", name, options, sep)
+			upd, err := saltMap(c, "ini.set_option", name, options, sep)
 			if err != nil {
 				return nil, err
 			}
@@ -189,7 +190,7 @@ func iniOptionsPresent(c *statemod.Call) (*value.Map, error) {
 				})
 				return true
 			}
-			upd, err := iniMap(c, "ini.set_option", name, value.MapOf(k, body), sep)
+			upd, err := saltMap(c, "ini.set_option", name, value.MapOf(k, body), sep)
 			if err != nil {
 				err2 = err
 				return false
@@ -208,7 +209,7 @@ func iniOptionsPresent(c *statemod.Call) (*value.Map, error) {
 			return nil, err2
 		}
 	} else if !c.Test {
-		upd, err := iniMap(c, "ini.set_option", name, c.Get("sections"), sep)
+		upd, err := saltMap(c, "ini.set_option", name, c.Get("sections"), sep)
 		if err != nil {
 			return nil, err
 		}
@@ -337,6 +338,30 @@ func iniOptionsAbsent(c *statemod.Call) (*value.Map, error) {
 	return ret, err2
 }
 
+// iniSectionsTest is the test mode of sections_present (present true)
+// and sections_absent: a line a section, in the kept or the change
+// format, and result None when any section would change.
+func iniSectionsTest(c *statemod.Call, ret *value.Map, names []any, present bool, kept, change string) (*value.Map, error) {
+	cur, err := saltMap(c, "ini.get_ini", c.Get("name"), c.Get("separator"))
+	if err != nil {
+		return nil, err
+	}
+	var comment strings.Builder
+	for _, s := range names {
+		if cur.Has(s) == present {
+			fmt.Fprintf(&comment, kept, value.Str(s))
+			continue
+		}
+		fmt.Fprintf(&comment, change, value.Str(s))
+		ret.Set("result", nil)
+	}
+	ret.Set("comment", comment.String())
+	if comment.Len() == 0 {
+		ret.Set("comment", "No changes detected.")
+	}
+	return ret, nil
+}
+
 func iniSectionsPresent(c *statemod.Call) (*value.Map, error) {
 	name, sep := c.Get("name"), c.Get("separator")
 	ret := statemod.Ret(name, true, "No anomaly detected")
@@ -345,30 +370,13 @@ func iniSectionsPresent(c *statemod.Call) (*value.Map, error) {
 		return nil, err
 	}
 	if c.Test {
-		cur, err := iniMap(c, "ini.get_ini", name, sep)
-		if err != nil {
-			return nil, err
-		}
-		var comment strings.Builder
-		for _, s := range names {
-			if cur.Has(s) {
-				fmt.Fprintf(&comment, "Section unchanged %s.\n", value.Str(s))
-				continue
-			}
-			fmt.Fprintf(&comment, "Created new section %s.\n", value.Str(s))
-			ret.Set("result", nil)
-		}
-		ret.Set("comment", comment.String())
-		if comment.Len() == 0 {
-			ret.Set("comment", "No changes detected.")
-		}
-		return ret, nil
+		return iniSectionsTest(c, ret, names, true, "Section unchanged %s.\n", "Created new section %s.\n")
 	}
 	upd := value.NewMap(0)
 	for _, s := range names {
 		upd.Set(s, value.NewMap(0))
 	}
-	changes, err := iniMap(c, "ini.set_option", name, upd, sep)
+	changes, err := saltMap(c, "ini.set_option", name, upd, sep)
 	if err != nil {
 		return nil, err
 	}
@@ -390,24 +398,7 @@ func iniSectionsAbsent(c *statemod.Call) (*value.Map, error) {
 		return nil, err
 	}
 	if c.Test {
-		cur, err := iniMap(c, "ini.get_ini", name, sep)
-		if err != nil {
-			return nil, err
-		}
-		var comment strings.Builder
-		for _, s := range names {
-			if !cur.Has(s) {
-				fmt.Fprintf(&comment, "Section %s does not exist.\n", value.Str(s))
-				continue
-			}
-			fmt.Fprintf(&comment, "Deleted section %s.\n", value.Str(s))
-			ret.Set("result", nil)
-		}
-		ret.Set("comment", comment.String())
-		if comment.Len() == 0 {
-			ret.Set("comment", "No changes detected.")
-		}
-		return ret, nil
+		return iniSectionsTest(c, ret, names, false, "Section %s does not exist.\n", "Deleted section %s.\n")
 	}
 	changes := getv(ret, "changes").(*value.Map)
 	for _, s := range names {

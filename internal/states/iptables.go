@@ -38,19 +38,6 @@ func init() {
 		Doc: "Fold the iptables chunks with the same function still to run into this one's rules (state_aggregate)."})
 }
 
-// iptKwargs is the state's **kwargs: its arguments other than name,
-// table and family, in order.
-func iptKwargs(c *statemod.Call) *value.Map {
-	kw := value.NewMap(0)
-	c.Args.Range(func(k, v any) bool {
-		if k != "name" && k != "table" && k != "family" {
-			kw.Set(k, v)
-		}
-		return true
-	})
-	return kw
-}
-
 func iptChainPresent(c *statemod.Call) (*value.Map, error) {
 	name, table, family := c.Get("name"), c.Get("table"), c.Get("family")
 	ret := statemod.Ret(name, nil, "")
@@ -123,7 +110,7 @@ func iptChainAbsent(c *statemod.Call) (*value.Map, error) {
 }
 
 func iptRuleStateCall(c *statemod.Call, kind string) (*value.Map, error) {
-	return iptRuleState(c, kind, c.Get("name"), c.Get("table"), c.Get("family"), iptKwargs(c))
+	return iptRuleState(c, kind, c.Get("name"), c.Get("table"), c.Get("family"), argsBut(c, "name", "table", "family"))
 }
 
 // iptSaveFile is the filename a save argument names (nil: the OS's
@@ -135,12 +122,43 @@ func iptSaveFile(save any) any {
 	return save
 }
 
-func iptKeyError(kw *value.Map, k string) (any, error) {
+// kwKey is kwargs[k] in the iptables and nftables states (KeyError when
+// missing).
+func kwKey(kw *value.Map, k string) (any, error) {
 	v, ok := kw.Get(k)
 	if !ok {
 		return nil, fmt.Errorf("KeyError: '%s'", k)
 	}
 	return v, nil
+}
+
+// ruleComment is the comment of the iptables and nftables (tool) append,
+// insert and delete states (kind) for rule cmd of state n in family fam:
+// at is "kept" (nothing to do), "test" (would change), "failed" or "done".
+func ruleComment(tool, kind, at, n, fam, cmd string) string {
+	switch at + " " + kind {
+	case "kept append":
+		return fmt.Sprintf("%s rule for %s already set (%s) for %s", tool, n, cmd, fam)
+	case "kept insert":
+		return fmt.Sprintf("%s rule for %s already set for %s (%s)", tool, n, fam, cmd)
+	case "kept delete":
+		return fmt.Sprintf("%s rule for %s already absent for %s (%s)", tool, n, fam, cmd)
+	case "test append":
+		return fmt.Sprintf("%s rule for %s needs to be set (%s) for %s", tool, n, cmd, fam)
+	case "test insert":
+		return fmt.Sprintf("%s rule for %s needs to be set for %s (%s)", tool, n, fam, cmd)
+	case "test delete":
+		return fmt.Sprintf("%s rule for %s needs to be deleted for %s (%s)", tool, n, fam, cmd)
+	case "failed append":
+		return fmt.Sprintf("Failed to set %s rule for %s.\nAttempted rule was %s for %s", tool, n, cmd, fam)
+	case "failed insert":
+		return fmt.Sprintf("Failed to set %s rule for %s.\nAttempted rule was %s", tool, n, cmd)
+	case "failed delete":
+		return fmt.Sprintf("Failed to delete %s rule for %s.\nAttempted rule was %s", tool, n, cmd)
+	case "done delete":
+		return fmt.Sprintf("Delete %s rule for %s %s", tool, n, cmd)
+	}
+	return fmt.Sprintf("Set %s rule for %s to: %s for %s", tool, n, cmd, fam)
 }
 
 // iptRuleState is the append, insert and delete states for one rule, or
@@ -179,7 +197,7 @@ func iptRuleState(c *statemod.Call, kind string, name, table, family any, kw *va
 		return nil, err
 	}
 	command = iptStrip(command)
-	chain, err := iptKeyError(kw, "chain")
+	chain, err := kwKey(kw, "chain")
 	if err != nil {
 		return nil, err
 	}
@@ -191,11 +209,7 @@ func iptRuleState(c *statemod.Call, kind string, name, table, family any, kw *va
 	save, _ := kw.Get("save")
 	if kind != "delete" && check == true {
 		ret.Set("result", true)
-		if kind == "append" {
-			ret.Set("comment", fmt.Sprintf("iptables rule for %s already set (%s) for %s", n, command, fam))
-		} else {
-			ret.Set("comment", fmt.Sprintf("iptables rule for %s already set for %s (%s)", n, fam, command))
-		}
+		ret.Set("comment", ruleComment("iptables", kind, "kept", n, fam, command))
 		if value.Truthy(save) {
 			if err := iptSaveIfChanged(c, ret, n, fam, command, iptSaveFile(save), family); err != nil {
 				return nil, err
@@ -206,18 +220,11 @@ func iptRuleState(c *statemod.Call, kind string, name, table, family any, kw *va
 	position, hasPosition := kw.Get("position")
 	if kind == "delete" && check != true && !hasPosition {
 		ret.Set("result", true)
-		ret.Set("comment", fmt.Sprintf("iptables rule for %s already absent for %s (%s)", n, fam, command))
+		ret.Set("comment", ruleComment("iptables", kind, "kept", n, fam, command))
 		return ret, nil
 	}
 	if c.Test {
-		switch kind {
-		case "append":
-			ret.Set("comment", fmt.Sprintf("iptables rule for %s needs to be set (%s) for %s", n, command, fam))
-		case "insert":
-			ret.Set("comment", fmt.Sprintf("iptables rule for %s needs to be set for %s (%s)", n, fam, command))
-		default:
-			ret.Set("comment", fmt.Sprintf("iptables rule for %s needs to be deleted for %s (%s)", n, fam, command))
-		}
+		ret.Set("comment", ruleComment("iptables", kind, "test", n, fam, command))
 		return ret, nil
 	}
 	var ok bool
@@ -250,22 +257,12 @@ func iptRuleState(c *statemod.Call, kind string, name, table, family any, kw *va
 	}
 	if !ok {
 		ret.Set("result", false)
-		if kind == "append" {
-			ret.Set("comment", fmt.Sprintf("Failed to set iptables rule for %s.\nAttempted rule was %s for %s", n, command, fam))
-		} else if kind == "insert" {
-			ret.Set("comment", fmt.Sprintf("Failed to set iptables rule for %s.\nAttempted rule was %s", n, command))
-		} else {
-			ret.Set("comment", fmt.Sprintf("Failed to delete iptables rule for %s.\nAttempted rule was %s", n, command))
-		}
+		ret.Set("comment", ruleComment("iptables", kind, "failed", n, fam, command))
 		return ret, nil
 	}
 	ret.Set("changes", value.MapOf("locale", name))
 	ret.Set("result", true)
-	if kind == "delete" {
-		ret.Set("comment", fmt.Sprintf("Delete iptables rule for %s %s", n, command))
-	} else {
-		ret.Set("comment", fmt.Sprintf("Set iptables rule for %s to: %s for %s", n, command, fam))
-	}
+	ret.Set("comment", ruleComment("iptables", kind, "done", n, fam, command))
 	if value.Truthy(save) {
 		out, err := c.Salt("iptables.save", nil, value.MapOf("filename", iptSaveFile(save), "family", family))
 		if err != nil {
@@ -401,9 +398,9 @@ func iptStrip(s string) string {
 
 func iptSetPolicyState(c *statemod.Call) (*value.Map, error) {
 	name, table, family := c.Get("name"), c.Get("table"), c.Get("family")
-	kw := iptKwargs(c)
+	kw := argsBut(c, "name", "table", "family")
 	ret := statemod.Ret(name, nil, "")
-	chain, err := iptKeyError(kw, "chain")
+	chain, err := kwKey(kw, "chain")
 	if err != nil {
 		return nil, err
 	}
@@ -411,7 +408,7 @@ func iptSetPolicyState(c *statemod.Call) (*value.Map, error) {
 	if err != nil {
 		return nil, err
 	}
-	policy, err := iptKeyError(kw, "policy")
+	policy, err := kwKey(kw, "policy")
 	if err != nil {
 		return nil, err
 	}
@@ -448,7 +445,7 @@ func iptSetPolicyState(c *statemod.Call) (*value.Map, error) {
 
 func iptFlushState(c *statemod.Call) (*value.Map, error) {
 	name, table, family := c.Get("name"), c.Get("table"), c.Get("family")
-	kw := iptKwargs(c)
+	kw := argsBut(c, "name", "table", "family")
 	ret := statemod.Ret(name, nil, "")
 	chain, ok := kw.Get("chain")
 	if !ok {

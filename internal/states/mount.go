@@ -160,10 +160,19 @@ func mountMounted(c *statemod.Call) (*value.Map, error) {
 		ret.Set("comment", value.Str(getv(ret, "comment"))+". "+cm)
 		return ret, nil
 	}
+	if out == "present" {
+		ret.Set("comment", value.Str(getv(ret, "comment"))+". Entry already exists in the fstab.")
+	}
+	notePersist(ret, out)
+	return ret, nil
+}
+
+// notePersist adds what mount.set_fstab did (new, change or bad config) to
+// the changes and comment of mount.mounted or mount.swap.
+func notePersist(ret *value.Map, out string) {
+	changes, _ := getv(ret, "changes").(*value.Map)
 	cur := value.Str(getv(ret, "comment"))
 	switch out {
-	case "present":
-		ret.Set("comment", cur+". Entry already exists in the fstab.")
 	case "new":
 		changes.Set("persist", "new")
 		ret.Set("comment", cur+". Added new entry to the fstab.")
@@ -174,7 +183,6 @@ func mountMounted(c *statemod.Call) (*value.Map, error) {
 		ret.Set("result", false)
 		ret.Set("comment", cur+". However, the fstab was not found.")
 	}
-	return ret, nil
 }
 
 func mountUnmounted(c *statemod.Call) (*value.Map, error) {

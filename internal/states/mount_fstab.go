@@ -154,19 +154,6 @@ func mountFstabPresent(c *statemod.Call) (*value.Map, error) {
 	return ret, nil
 }
 
-// fstabData is mount.fstab(config).
-func fstabData(c *statemod.Call, config string) (*value.Map, error) {
-	out, err := c.Salt("mount.fstab", []any{config}, nil)
-	if err != nil {
-		return nil, err
-	}
-	m, _ := out.(*value.Map)
-	if m == nil {
-		m = value.NewMap(0)
-	}
-	return m, nil
-}
-
 func mountFstabAbsent(c *statemod.Call) (*value.Map, error) {
 	ret := value.MapOf("name", c.Get("name"), "result", false, "changes", value.NewMap(0), "comment", value.NewList())
 	comment := func(s string) { getv(ret, "comment").(*value.List).Append(s) }
@@ -176,7 +163,7 @@ func mountFstabAbsent(c *statemod.Call) (*value.Map, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := fstabData(c, config)
+	data, err := saltMap(c, "mount.fstab", config)
 	if err != nil {
 		return nil, err
 	}
@@ -213,22 +200,10 @@ func mountFstabAbsent(c *statemod.Call) (*value.Map, error) {
 	return ret, nil
 }
 
-func swapsNow(c *statemod.Call) (*value.Map, error) {
-	out, err := c.Salt("mount.swaps", nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	m, _ := out.(*value.Map)
-	if m == nil {
-		m = value.NewMap(0)
-	}
-	return m, nil
-}
-
 func mountSwap(c *statemod.Call) (*value.Map, error) {
 	name := c.Name()
 	ret := statemod.Ret(c.Get("name"), true, "")
-	on, err := swapsNow(c)
+	on, err := saltMap(c, "mount.swaps")
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +230,7 @@ func mountSwap(c *statemod.Call) (*value.Map, error) {
 		if _, err := c.Salt("mount.swapon", []any{real}, nil); err != nil {
 			return nil, err
 		}
-		if on, err = swapsNow(c); err != nil {
+		if on, err = saltMap(c, "mount.swaps"); err != nil {
 			return nil, err
 		}
 		if st, ok := on.GetString(real); ok {
@@ -270,7 +245,7 @@ func mountSwap(c *statemod.Call) (*value.Map, error) {
 		return ret, nil
 	}
 	config := c.Str("config")
-	data, err := fstabData(c, config)
+	data, err := saltMap(c, "mount.fstab", config)
 	if err != nil {
 		return nil, err
 	}
@@ -299,19 +274,7 @@ func mountSwap(c *statemod.Call) (*value.Map, error) {
 	if err != nil {
 		return nil, err
 	}
-	changes, _ := getv(ret, "changes").(*value.Map)
-	cm := value.Str(getv(ret, "comment"))
-	switch value.Str(out) {
-	case "new":
-		changes.Set("persist", "new")
-		ret.Set("comment", cm+". Added new entry to the fstab.")
-	case "change":
-		changes.Set("persist", "update")
-		ret.Set("comment", cm+". Updated the entry in the fstab.")
-	case "bad config":
-		ret.Set("result", false)
-		ret.Set("comment", cm+". However, the fstab was not found.")
-	}
+	notePersist(ret, value.Str(out))
 	return ret, nil
 }
 

@@ -10,6 +10,7 @@ package states
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"brine/internal/fileops"
@@ -44,18 +45,6 @@ func stringLines(v any) []string {
 		out = append(out, value.Str(it))
 	}
 	return out
-}
-
-func sameLines(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // lineDiff is "\n".join(difflib.unified_diff(old, new, lineterm="")) on
@@ -100,33 +89,48 @@ func networkRoutes(c *statemod.Call) (*value.Map, error) {
 	if err != nil {
 		return fail(err)
 	}
-	old, new := stringLines(o), stringLines(n)
+	if err := networkApply(c, ret, kw, stringLines(o), stringLines(n), "Interface "+name+" routes", "network_routes",
+		"Added interface "+name+" routes.", true); err != nil {
+		return fail(err)
+	}
+	return ret, nil
+}
+
+// networkApply is the end network.routes and network.system share: the
+// lines of the settings now (old) and as built (new) are compared,
+// reported in test mode, else applied with ip.apply_network_settings.
+// what names the settings in comments; key and added are the change's
+// key and its text for settings that were empty; comments is false where
+// Salt leaves the comment as it was.
+func networkApply(c *statemod.Call, ret, kw *value.Map, old, new []string, what, key, added string, comments bool) error {
 	changes := getv(ret, "changes").(*value.Map)
 	switch {
 	case value.Truthy(getv(kw, "test")):
 		switch {
-		case sameLines(old, new):
+		case slices.Equal(old, new):
 		case len(old) == 0 && len(new) > 0:
 			ret.Set("result", nil)
-			ret.Set("comment", "Interface "+name+" routes are set to be added.")
+			ret.Set("comment", what+" are set to be added.")
 		default:
 			ret.Set("result", nil)
-			ret.Set("comment", "Interface "+name+" routes are set to be updated:\n"+lineDiff(old, new))
+			ret.Set("comment", what+" are set to be updated:\n"+lineDiff(old, new))
 		}
-		return ret, nil
+		return nil
 	case len(old) == 0 && len(new) > 0:
-		ret.Set("comment", "Interface "+name+" routes added.")
-		changes.Set("network_routes", "Added interface "+name+" routes.")
-	case !sameLines(old, new):
-		ret.Set("comment", "Interface "+name+" routes updated.")
-		changes.Set("network_routes", lineDiff(old, new))
+		if comments {
+			ret.Set("comment", what+" added.")
+		}
+		changes.Set(key, added)
+	case !slices.Equal(old, new):
+		if comments {
+			ret.Set("comment", what+" updated.")
+		}
+		changes.Set(key, lineDiff(old, new))
 	default:
-		return ret, nil
+		return nil
 	}
-	if _, err := c.Salt("ip.apply_network_settings", nil, kw); err != nil {
-		return fail(err)
-	}
-	return ret, nil
+	_, err := c.Salt("ip.apply_network_settings", nil, kw)
+	return err
 }
 
 func networkSystem(c *statemod.Call) (*value.Map, error) {
@@ -148,28 +152,8 @@ func networkSystem(c *statemod.Call) (*value.Map, error) {
 	if err != nil {
 		return fail(err)
 	}
-	old, new := stringLines(o), stringLines(n)
-	changes := getv(ret, "changes").(*value.Map)
-	switch {
-	case c.Test:
-		switch {
-		case sameLines(old, new):
-		case len(old) == 0 && len(new) > 0:
-			ret.Set("result", nil)
-			ret.Set("comment", "Global network settings are set to be added.")
-		default:
-			ret.Set("result", nil)
-			ret.Set("comment", "Global network settings are set to be updated:\n"+lineDiff(old, new))
-		}
-		return ret, nil
-	case len(old) == 0 && len(new) > 0:
-		changes.Set("network_settings", "Added global network settings.")
-	case !sameLines(old, new):
-		changes.Set("network_settings", lineDiff(old, new))
-	default:
-		return ret, nil
-	}
-	if _, err := c.Salt("ip.apply_network_settings", nil, kw); err != nil {
+	if err := networkApply(c, ret, kw, stringLines(o), stringLines(n), "Global network settings", "network_settings",
+		"Added global network settings.", false); err != nil {
 		return fail(err)
 	}
 	return ret, nil
@@ -245,14 +229,14 @@ func networkManaged(c *statemod.Call) (*value.Map, error) {
 		case test && len(old) == 0 && len(new) > 0:
 			ret.Set("result", nil)
 			ret.Set("comment", fmt.Sprintf("%s %s is set to be added.", what, name))
-		case test && !sameLines(old, new):
+		case test && !slices.Equal(old, new):
 			ret.Set("result", nil)
 			ret.Set("comment", fmt.Sprintf("%s %s is set to be updated:\n%s", what, name, lineDiff(old, new)))
 		case test:
 		case len(old) == 0 && len(new) > 0:
 			ret.Set("comment", fmt.Sprintf("%s %s added.", what, name))
 			changes.Set(key, added)
-		case !sameLines(old, new):
+		case !slices.Equal(old, new):
 			ret.Set("comment", fmt.Sprintf("%s %s updated.", what, name))
 			changes.Set(key, lineDiff(old, new))
 		}

@@ -124,14 +124,6 @@ func nftChainAbsent(c *statemod.Call) (*value.Map, error) {
 	return nil, fmt.Errorf("AttributeError: 'dict' object has no attribute 'strip'")
 }
 
-func nftKeyError(kw *value.Map, k string) (any, error) {
-	v, ok := kw.Get(k)
-	if !ok {
-		return nil, fmt.Errorf("KeyError: '%s'", k)
-	}
-	return v, nil
-}
-
 // nftRuleState is the append, insert and delete states.
 func nftRuleState(c *statemod.Call, kind string) (*value.Map, error) {
 	name, family := c.Get("name"), c.Get("family")
@@ -163,11 +155,11 @@ func nftRuleState(c *statemod.Call, kind string) (*value.Map, error) {
 	}
 	cv, _ := res.Get("rule")
 	cmd := iptStrip(value.Str(cv))
-	table, err := nftKeyError(kw, "table")
+	table, err := kwKey(kw, "table")
 	if err != nil {
 		return nil, err
 	}
-	chain, err := nftKeyError(kw, "chain")
+	chain, err := kwKey(kw, "chain")
 	if err != nil {
 		return nil, err
 	}
@@ -177,29 +169,13 @@ func nftRuleState(c *statemod.Call, kind string) (*value.Map, error) {
 	}
 	n, f := value.Str(name), value.Str(family)
 	exists := nftResult(check)
-	switch {
-	case kind == "append" && exists:
+	if exists == (kind != "delete") {
 		ret.Set("result", true)
-		ret.Set("comment", fmt.Sprintf("nftables rule for %s already set (%s) for %s", n, cmd, f))
-		return ret, nil
-	case kind == "insert" && exists:
-		ret.Set("result", true)
-		ret.Set("comment", fmt.Sprintf("nftables rule for %s already set for %s (%s)", n, f, cmd))
-		return ret, nil
-	case kind == "delete" && !exists:
-		ret.Set("result", true)
-		ret.Set("comment", fmt.Sprintf("nftables rule for %s already absent for %s (%s)", n, f, cmd))
+		ret.Set("comment", ruleComment("nftables", kind, "kept", n, f, cmd))
 		return ret, nil
 	}
 	if c.Test {
-		switch kind {
-		case "append":
-			ret.Set("comment", fmt.Sprintf("nftables rule for %s needs to be set (%s) for %s", n, cmd, f))
-		case "insert":
-			ret.Set("comment", fmt.Sprintf("nftables rule for %s needs to be set for %s (%s)", n, f, cmd))
-		default:
-			ret.Set("comment", fmt.Sprintf("nftables rule for %s needs to be deleted for %s (%s)", n, f, cmd))
-		}
+		ret.Set("comment", ruleComment("nftables", kind, "test", n, f, cmd))
 		return ret, nil
 	}
 	var out any
@@ -207,7 +183,7 @@ func nftRuleState(c *statemod.Call, kind string) (*value.Map, error) {
 	case "append":
 		out, err = c.Salt("nftables.append", []any{table, chain, rule, family}, nil)
 	case "insert":
-		position, perr := nftKeyError(kw, "position")
+		position, perr := kwKey(kw, "position")
 		if perr != nil {
 			return nil, perr
 		}
@@ -224,23 +200,16 @@ func nftRuleState(c *statemod.Call, kind string) (*value.Map, error) {
 	}
 	if !nftResult(out) {
 		ret.Set("result", false)
-		switch kind {
-		case "append":
-			ret.Set("comment", fmt.Sprintf("Failed to set nftables rule for %s.\nAttempted rule was %s for %s.\n%s", n, cmd, f, nftComment(out)))
-		case "insert":
-			ret.Set("comment", fmt.Sprintf("Failed to set nftables rule for %s.\nAttempted rule was %s", n, cmd))
-		default:
-			ret.Set("comment", fmt.Sprintf("Failed to delete nftables rule for %s.\nAttempted rule was %s", n, cmd))
+		comment := ruleComment("nftables", kind, "failed", n, f, cmd)
+		if kind == "append" {
+			comment += ".\n" + nftComment(out)
 		}
+		ret.Set("comment", comment)
 		return ret, nil
 	}
 	ret.Set("changes", value.MapOf("locale", name))
 	ret.Set("result", true)
-	if kind == "delete" {
-		ret.Set("comment", fmt.Sprintf("Delete nftables rule for %s %s", n, cmd))
-	} else {
-		ret.Set("comment", fmt.Sprintf("Set nftables rule for %s to: %s for %s", n, cmd, f))
-	}
+	ret.Set("comment", ruleComment("nftables", kind, "done", n, f, cmd))
 	if save, ok := kw.Get("save"); ok && value.Truthy(save) {
 		if _, err := c.Salt("nftables.save", nil, value.MapOf("filename", nil, "family", family)); err != nil {
 			return nil, err
@@ -329,7 +298,7 @@ func nftSetPolicyState(c *statemod.Call) (*value.Map, error) {
 	name, table, family := c.Get("name"), c.Get("table"), c.Get("family")
 	ret := statemod.Ret(name, nil, "")
 	kw := nftStateKwargs(c)
-	chain, err := nftKeyError(kw, "chain")
+	chain, err := kwKey(kw, "chain")
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +306,7 @@ func nftSetPolicyState(c *statemod.Call) (*value.Map, error) {
 	if err != nil {
 		return nil, err
 	}
-	policy, err := nftKeyError(kw, "policy")
+	policy, err := kwKey(kw, "policy")
 	if err != nil {
 		return nil, err
 	}

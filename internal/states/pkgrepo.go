@@ -322,22 +322,24 @@ func yumRepoFile(c *statemod.Call, repo string) string {
 	return rootPath(c, filepath.Join(dir, repo+".repo"))
 }
 
-func findYumRepo(c *statemod.Call, repo string) (string, *iniSection) {
+// findYumRepo is the .repo file under basedir holding a [repo] section,
+// with that section and the whole file as ini.get_ini reads them.
+func findYumRepo(c *statemod.Call, repo string) (file string, sect, whole *value.Map) {
 	dir := rootPath(c, "/etc/yum.repos.d")
 	if v := value.Str(kwOr(c, "basedir", "")); v != "" {
 		dir = rootPath(c, v)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.repo"))
 	for _, f := range files {
-		ini, err := parseIni(f, "=")
+		ini, err := saltMap(c, "ini.get_ini", f)
 		if err != nil {
 			continue
 		}
-		if s, ok := ini.vals[repo].(*iniSection); ok {
-			return f, s
+		if s, ok := mapGetAny(ini, repo).(*value.Map); ok {
+			return f, s, ini
 		}
 	}
-	return "", nil
+	return "", nil, nil
 }
 
 func yumRepoManaged(c *statemod.Call, ret *value.Map, enabled bool) (*value.Map, error) {
@@ -351,15 +353,13 @@ func yumRepoManaged(c *statemod.Call, ret *value.Map, enabled bool) (*value.Map,
 		}
 	}
 	want.Set("enabled", yumRepoValue(enabled))
-	file, pre := findYumRepo(c, repo)
+	file, pre, _ := findYumRepo(c, repo)
 	changes := getv(ret, "changes").(*value.Map)
 	diff := value.NewMap(0)
 	want.Range(func(k, v any) bool {
 		var old any
 		if pre != nil {
-			if pv, ok := pre.vals[value.Str(k)]; ok {
-				old = pv
-			}
+			old = mapGetAny(pre, k)
 		}
 		if old == nil || value.Str(old) != value.Str(v) {
 			diff.Set(k, value.MapOf("new", v, "old", old))
@@ -383,15 +383,8 @@ func yumRepoManaged(c *statemod.Call, ret *value.Map, enabled bool) (*value.Map,
 	if file == "" {
 		file = yumRepoFile(c, repo)
 	}
-	ini, err := parseIni(file, "=")
-	if err != nil {
-		ret.Set("result", false)
-		ret.Set("comment", fmt.Sprintf("Failed to configure repo '%s': %s", repo, err))
-		return ret, nil
-	}
-	ini.update(value.MapOf(repo, want))
 	os.MkdirAll(filepath.Dir(file), 0o755)
-	if err := ini.flush(file); err != nil {
+	if _, err := c.Salt("ini.set_option", []any{file, value.MapOf(repo, want)}, nil); err != nil {
 		ret.Set("result", false)
 		ret.Set("comment", fmt.Sprintf("Failed to configure repo '%s': %s", repo, err))
 		return ret, nil
@@ -408,7 +401,7 @@ func yumRepoManaged(c *statemod.Call, ret *value.Map, enabled bool) (*value.Map,
 
 func yumRepoAbsent(c *statemod.Call, ret *value.Map) (*value.Map, error) {
 	repo := c.Name()
-	file, pre := findYumRepo(c, repo)
+	file, pre, whole := findYumRepo(c, repo)
 	if pre == nil {
 		ret.Set("result", true)
 		ret.Set("comment", "Package repo "+repo+" is absent")
@@ -418,14 +411,11 @@ func yumRepoAbsent(c *statemod.Call, ret *value.Map) (*value.Map, error) {
 		ret.Set("comment", "Package repo '"+repo+"' will be removed. This may cause pkg states to behave differently than stated if this action is repeated without test=True, due to the differences in the configured repositories.")
 		return ret, nil
 	}
-	ini, err := parseIni(file, "=")
-	if err == nil {
-		ini.del(repo)
-		if len(ini.visible()) == 0 {
-			err = os.Remove(file)
-		} else {
-			err = ini.flush(file)
-		}
+	var err error
+	if whole.Len() == 1 {
+		err = os.Remove(file)
+	} else {
+		_, err = c.Salt("ini.remove_section", []any{file, repo}, nil)
 	}
 	if err != nil {
 		ret.Set("result", false)

@@ -7,6 +7,7 @@ package states
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"brine/internal/statemod"
@@ -27,12 +28,12 @@ func init() {
 	}
 }
 
-// scheduleKwargs are the call's keyword arguments (all but name), with
-// test=True in test mode as the Salt state adds it.
-func scheduleKwargs(c *statemod.Call) *value.Map {
+// argsBut is the call's arguments other than skip, in order (a state's
+// **kwargs).
+func argsBut(c *statemod.Call, skip ...string) *value.Map {
 	kw := value.NewMap(c.Args.Len())
 	c.Args.Range(func(k, v any) bool {
-		if k != "name" {
+		if !slices.Contains(skip, value.Str(k)) {
 			kw.Set(k, v)
 		}
 		return true
@@ -90,7 +91,7 @@ func schedulePresent(c *statemod.Call) (*value.Map, error) {
 	if err != nil {
 		return nil, err
 	}
-	kwargs := scheduleKwargs(c)
+	kwargs := argsBut(c, "name")
 	if cur, ok := current.Get(c.Get("name")); ok {
 		item, err := c.Salt("schedule.build_schedule_item", []any{c.Get("name")}, kwargs.Copy())
 		if err != nil {
@@ -153,24 +154,11 @@ func schedulePresent(c *statemod.Call) (*value.Map, error) {
 func scheduleAbsent(c *statemod.Call) (*value.Map, error) {
 	name := c.Str("name")
 	ret := scheduleRet(c)
-	current, err := scheduleCurrent(c)
+	res, done, err := scheduleJobCall(c, ret, "schedule.delete")
 	if err != nil {
 		return nil, err
 	}
-	if !current.Has(c.Get("name")) {
-		ret.Set("comment", fmt.Sprintf("Job %s not present in schedule", name))
-		return ret, nil
-	}
-	kwargs := scheduleKwargs(c)
-	if c.Test {
-		kwargs.Set("test", true)
-	}
-	res, err := scheduleCall(c, "schedule.delete", kwargs)
-	if err != nil {
-		return nil, err
-	}
-	if c.Test {
-		ret.Set("comment", value.Str(getv(res, "comment")))
+	if done {
 		return ret, nil
 	}
 	if r, failed := scheduleFailed(ret, res); failed {
@@ -181,30 +169,43 @@ func scheduleAbsent(c *statemod.Call) (*value.Map, error) {
 	return ret, nil
 }
 
+// scheduleJobCall calls fun on the job the state names (with test in
+// test mode); done is true when ret is already the state's return: the job
+// is not in the schedule, or the call only said what it would do.
+func scheduleJobCall(c *statemod.Call, ret *value.Map, fun string) (res *value.Map, done bool, err error) {
+	current, err := scheduleCurrent(c)
+	if err != nil {
+		return nil, true, err
+	}
+	if !current.Has(c.Get("name")) {
+		ret.Set("comment", fmt.Sprintf("Job %s not present in schedule", c.Str("name")))
+		return nil, true, nil
+	}
+	kwargs := argsBut(c, "name")
+	if c.Test {
+		kwargs.Set("test", true)
+	}
+	if res, err = scheduleCall(c, fun, kwargs); err != nil {
+		return nil, true, err
+	}
+	if c.Test {
+		ret.Set("comment", value.Str(getv(res, "comment")))
+		return nil, true, nil
+	}
+	return res, false, nil
+}
+
 // scheduleToggle is schedule.enabled or schedule.disabled through fun
 // (schedule.enable_job or schedule.disable_job); verb starts the comment.
 func scheduleToggle(fun, verb string) statemod.Func {
 	return func(c *statemod.Call) (*value.Map, error) {
 		name := c.Str("name")
 		ret := scheduleRet(c)
-		current, err := scheduleCurrent(c)
+		res, done, err := scheduleJobCall(c, ret, fun)
 		if err != nil {
 			return nil, err
 		}
-		if !current.Has(c.Get("name")) {
-			ret.Set("comment", fmt.Sprintf("Job %s not present in schedule", name))
-			return ret, nil
-		}
-		kwargs := scheduleKwargs(c)
-		if c.Test {
-			kwargs.Set("test", true)
-		}
-		res, err := scheduleCall(c, fun, kwargs)
-		if err != nil {
-			return nil, err
-		}
-		if c.Test {
-			ret.Set("comment", value.Str(getv(res, "comment")))
+		if done {
 			return ret, nil
 		}
 		if r := getv(res, "result"); !value.Truthy(r) {

@@ -113,12 +113,18 @@ type MinionEvent struct {
 	Preload *proto.ValueJSON `json:"preload,omitempty"`
 	// Grains are the start_event_grains of a start event.
 	Grains *proto.ValueJSON `json:"grains,omitempty"`
+	// Listed marks one of the events of Salt's "events" load (beacons):
+	// the master fires its data as it is, not the load.
+	Listed bool `json:"listed,omitempty"`
 }
 
 // MinionLoad is the data the master fires for an event minion id sent:
 // Salt fires the whole _minion_event load (its token removed). The id is
 // always the sender's, whatever the preload says.
 func MinionLoad(id, tag string, ev MinionEvent) *value.Map {
+	if d, ok := ev.Data.V.(*value.Map); ok && ev.Listed {
+		return d
+	}
 	var m *value.Map
 	if ev.Direct {
 		m = value.MapOf("id", id, "tag", tag, "data", ev.Data.V, "cmd", "_minion_event")

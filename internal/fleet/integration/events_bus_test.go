@@ -149,8 +149,12 @@ func TestEventBus(t *testing.T) {
 			get(ev.Data, "data:x") != int64(1) || get(ev.Data, "data:__pub_tgt") != "salt-call" {
 			t.Errorf("myco/call: %s", asJSON(ev.Data))
 		}
-		// No local bus: event.fire is False, and event.send too under --local.
-		for _, args := range [][]string{{"event.fire", "{}", "mytag"}, {"--local", "event.send", "mytag"}, {"--local", "event.fire_master", "{}", "mytag"}} {
+		// event.fire reaches the minion daemon's own bus, as salt-call's
+		// does; under --local event.send and fire_master are False.
+		if out, errs, _ := c.brine("call", "-c", c.minionDir("web1"), "--out", "json", "event.fire", "{}", "mytag"); !strings.Contains(out, `"local": true`) {
+			t.Errorf("brine call event.fire: %q %q", out, errs)
+		}
+		for _, args := range [][]string{{"--local", "event.send", "mytag"}, {"--local", "event.fire_master", "{}", "mytag"}} {
 			out, errs, _ := c.brine(append([]string{"call", "-c", c.minionDir("web1"), "--out", "json"}, args...)...)
 			if !strings.Contains(out, `"local": false`) {
 				t.Errorf("brine call %v: %q %q", args, out, errs)

@@ -74,7 +74,7 @@ func TestExternalNATS(t *testing.T) {
 	c.startMaster()
 	for _, id := range []string{"x1", "x2"} {
 		d := c.minionDir(id)
-		c.write(filepath.Join("minions", id, "minion"), fmt.Sprintf("id: %s\nmaster: nats://127.0.0.1:%d\npki_dir: %s/pki\ncachedir: %s/cache\nacceptance_wait_time: 0.3\n", id, natsPort, d, d))
+		c.write(filepath.Join("minions", id, "minion"), fmt.Sprintf("id: %s\nmaster: nats://127.0.0.1:%d\npki_dir: %s/pki\ncachedir: %s/cache\nsock_dir: %[3]s/sock\nacceptance_wait_time: 0.3\n", id, natsPort, d, d))
 		c.minions[id] = c.start("minion-"+id, "minion", "-c", d)
 	}
 	c.waitPing("x1", "x2")

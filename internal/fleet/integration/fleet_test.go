@@ -58,7 +58,7 @@ func TestKeyAcceptFlow(t *testing.T) {
 	}
 
 	// Another key claiming an accepted id is denied.
-	c.write("impostor/minion", "id: k1\nmaster: 127.0.0.1\nmaster_port: "+itoa(c.port)+"\npki_dir: "+c.dir+"/impostor/pki\ncachedir: "+c.dir+"/impostor/cache\nacceptance_wait_time: 0.3\n")
+	c.write("impostor/minion", "id: k1\nmaster: 127.0.0.1\nmaster_port: "+itoa(c.port)+"\npki_dir: "+c.dir+"/impostor/pki\ncachedir: "+c.dir+"/impostor/cache\nsock_dir: "+c.dir+"/impostor/sock\nacceptance_wait_time: 0.3\n")
 	imp := c.start("impostor", "minion", "-c", filepath.Join(c.dir, "impostor"))
 	waitKeyState(t, c, "k1", "minions_denied")
 	_ = imp.Process.Kill()

@@ -183,6 +183,7 @@ master: 127.0.0.1
 master_port: %d
 pki_dir: %s/pki
 cachedir: %s/cache
+sock_dir: %[4]s/sock
 acceptance_wait_time: 0.3
 log_level: info
 `, id, c.port, d, d)
@@ -378,6 +379,7 @@ master: 127.0.0.1
 master_port: %d
 pki_dir: %s/pki
 cachedir: %s/cache
+sock_dir: %[4]s/sock
 acceptance_wait_time: 0.3
 master_tls_ca: %s/master/pki/tls/ca.crt
 log_level: info

@@ -21,6 +21,7 @@ master: 127.0.0.1
 master_port: %d
 pki_dir: %s/pki
 cachedir: %s/cache
+sock_dir: %[4]s/sock
 extension_modules: %s/cache/extmods
 master_tls_ca: %s/master/pki/tls/ca.crt
 acceptance_wait_time: 0.3

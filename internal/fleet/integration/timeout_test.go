@@ -208,7 +208,7 @@ func TestPresenceExternal(t *testing.T) {
 	}
 	c.startMaster()
 	d := c.minionDir("e1")
-	c.write(filepath.Join("minions", "e1", "minion"), fmt.Sprintf("id: e1\nmaster: nats://127.0.0.1:%d\npki_dir: %s/pki\ncachedir: %s/cache\nacceptance_wait_time: 0.3\n", natsPort, d, d))
+	c.write(filepath.Join("minions", "e1", "minion"), fmt.Sprintf("id: e1\nmaster: nats://127.0.0.1:%d\npki_dir: %s/pki\ncachedir: %s/cache\nsock_dir: %[3]s/sock\nacceptance_wait_time: 0.3\n", natsPort, d, d))
 	c.minions["e1"] = c.start("minion-e1", "minion", "-c", d)
 	c.waitPing("e1")
 

@@ -29,13 +29,14 @@ func (e eventService) FireMaster(tag string, data any, preload *value.Map) bool 
 	return events.FireMaster(c.NC, e.s.minionID(), tag, ev) == nil
 }
 
-// FireLocal fires on the minion's own bus, which only a minion daemon
-// (and its job processes) has. The daemon acts on fire_master, which
-// forwards the event in data to the master; no other tag has a listener
-// in a brine minion.
+// FireLocal fires on the minion's own bus (localbus.go), which the
+// minion daemon serves: its job processes and `brine call` beside it
+// reach it, and state.event watches it. The daemon also acts on
+// fire_master, which forwards the event in data to the master.
 func (e eventService) FireLocal(tag string, data *value.Map) bool {
+	sent := publishLocal(LocalBusPath(e.s.Opts), tag, data) == nil
 	if !e.s.daemon {
-		return false
+		return sent
 	}
 	if len(tag) >= len("fire_master") && tag[:len("fire_master")] == "fire_master" {
 		t, _ := data.Get("tag")

@@ -54,6 +54,10 @@ type Options struct {
 	// Ready, when set, is called once the minion is connected and has its
 	// pillar.
 	Ready func()
+	// LocalBus serves the minion's own event bus (localbus.go) in
+	// sock_dir while the minion runs: the brine minion daemon does;
+	// minions run inside a test binary need not.
+	LocalBus bool
 	// Parallel bounds the jobs run at once (default 8). Job-control jobs
 	// (saltutil.find_job, running, kill_job...) do not count: they run at
 	// once, in the minion process.
@@ -128,6 +132,9 @@ func (m *Minion) ID() string { return m.id }
 // acceptance again.
 func (m *Minion) Run(ctx context.Context) error {
 	defer close(m.closed)
+	if bus := m.startLocalBus(); bus != nil {
+		defer bus.Close()
+	}
 	wait := time.Duration(optFloat(m.o.Opts, "acceptance_wait_time", 10) * float64(time.Second))
 	readyOnce := false
 	for {
@@ -239,6 +246,7 @@ func (m *Minion) serve(ctx context.Context, sess *Session, closed chan struct{},
 	m.log.Info("minion ready")
 	ready()
 	m.startSchedule(ctx, sess) // schedule.go
+	m.startBeacons(ctx, sess)  // beacons.go
 	select {
 	case <-ctx.Done():
 		_ = sub.Unsubscribe()

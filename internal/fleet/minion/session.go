@@ -319,11 +319,18 @@ func (s *Session) run(job proto.Job, refreshed *atomic.Bool) proto.Return {
 	ctx.SetRetcode(0)
 	v, err := safeCall(fn, ctx, args, kwargs)
 	if err != nil {
+		var te *execmod.TypeError
 		var inv *execmod.InvocationError
 		var cee *execmod.CommandExecutionError
 		switch {
+		case errors.As(err, &te):
+			doc := ""
+			if e := ctx.Registry.Entry(job.Fun); e != nil {
+				doc = e.Doc
+			}
+			return finish(fmt.Sprintf("Passed invalid arguments to %s: %s\n%s", job.Fun, te.Msg, doc), 1)
 		case errors.As(err, &inv):
-			return finish(fmt.Sprintf("Passed invalid arguments to %s: %s", job.Fun, inv.Msg), 1)
+			return finish(fmt.Sprintf("ERROR executing '%s': %s", job.Fun, inv.Msg), 1)
 		case errors.As(err, &cee):
 			return finish("ERROR: "+cee.Msg, 1)
 		}

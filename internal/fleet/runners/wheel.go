@@ -145,7 +145,7 @@ func wheelListAll(c *Context, args []any, kwargs *value.Map) (any, error) {
 // wheelList is key.list: the keys of one status (acc..., pre..., un...,
 // rej..., den..., all).
 func wheelList(c *Context, args []any, kwargs *value.Map) (any, error) {
-	v, _, err := execmod.Bind("list", args, kwargs, execmod.Req("match"))
+	v, _, err := execmod.Bind("list_", args, kwargs, execmod.Req("match"))
 	if err != nil {
 		return nil, err
 	}

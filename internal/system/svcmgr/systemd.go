@@ -671,16 +671,22 @@ func (s *Systemd) MaskRoot(ctx context.Context, name string, runtime bool, root 
 	if err := s.CheckForUnitChanges(ctx, name); err != nil {
 		return err
 	}
-	action := "mask"
+	return s.maskCmd(ctx, "mask", name, runtime, root)
+}
+
+// maskCmd runs systemctl action (mask or unmask, --runtime with runtime)
+// on name under root.
+func (s *Systemd) maskCmd(ctx context.Context, action, name string, runtime bool, root string) error {
+	verb := action
 	if runtime {
-		action = "mask --runtime"
+		action += " --runtime"
 	}
 	res, err := s.Runner.Run(ctx, s.Cmd(ctx, action, name, true, false, root))
 	if err != nil {
 		return err
 	}
 	if res.Code != 0 {
-		return &Error{Msg: fmt.Sprintf("Failed to mask service '%s'", name)}
+		return &Error{Msg: fmt.Sprintf("Failed to %s service '%s'", verb, name)}
 	}
 	return nil
 }
@@ -692,18 +698,7 @@ func (s *Systemd) UnmaskRoot(ctx context.Context, name string, runtime bool, roo
 	if err != nil || !masked {
 		return err
 	}
-	action := "unmask"
-	if runtime {
-		action = "unmask --runtime"
-	}
-	res, err := s.Runner.Run(ctx, s.Cmd(ctx, action, name, true, false, root))
-	if err != nil {
-		return err
-	}
-	if res.Code != 0 {
-		return &Error{Msg: fmt.Sprintf("Failed to unmask service '%s'", name)}
-	}
-	return nil
+	return s.maskCmd(ctx, "unmask", name, runtime, root)
 }
 
 // Mask masks name.

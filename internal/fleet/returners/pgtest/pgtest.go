@@ -1,220 +1,37 @@
-// Package pgtest starts a throwaway PostgreSQL server for tests: Debian's
-// postgresql package's initdb and postgres, in a temporary directory, on a
-// loopback port, as an unprivileged user when the tests run as root
-// (postgres refuses to run as root). Everything is dropped and removed
-// when the test ends.
+// Package pgtest starts a throwaway PostgreSQL server for the pgjsonb
+// returner's tests: internal/system/pgcmd/pgtest's server, with databases
+// holding Salt's pgjsonb tables. Everything is dropped and removed when
+// the test ends.
 package pgtest
 
 import (
-	"context"
-	"fmt"
-	"net"
-	"os"
-	"os/exec"
-	"os/user"
-	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"brine/internal/fleet/returners"
+	"brine/internal/system/pgcmd/pgtest"
 )
 
 // Server is a running PostgreSQL server; its superuser is salt, with
 // trust authentication on loopback.
-type Server struct {
-	Host string
-	Port int
-	User string
-}
+type Server struct{ *pgtest.Server }
 
-// binDir finds the newest installed PostgreSQL's bin directory.
-func binDir() string {
-	m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
-	sort.Slice(m, func(i, j int) bool {
-		vi, _ := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(m[i]))))
-		vj, _ := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(m[j]))))
-		return vi < vj
-	})
-	if len(m) == 0 {
-		return ""
-	}
-	return filepath.Dir(m[len(m)-1])
-}
-
-// Start starts a server for t; it skips t when PostgreSQL is not
-// installed.
-func Start(t testing.TB) *Server {
-	t.Helper()
-	bin := binDir()
-	if bin == "" {
-		t.Skip("PostgreSQL is not installed (Debian: apt-get install postgresql)")
-	}
-	dir, err := os.MkdirTemp("", "brine-pg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	var cred *syscall.Credential
-	if os.Getuid() == 0 {
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			u, err = user.Lookup("nobody")
-		}
-		if err != nil {
-			t.Fatalf("no unprivileged user to run postgres as: %v", err)
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-		if err := os.Chown(dir, uid, gid); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sock := filepath.Join(dir, "sock")
-	if err := os.Mkdir(sock, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if cred != nil {
-		_ = os.Chown(sock, int(cred.Uid), int(cred.Gid))
-	}
-	data := filepath.Join(dir, "data")
-	command := func(name string, args ...string) *exec.Cmd {
-		cmd := exec.Command(filepath.Join(bin, name), args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8", "HOME="+dir)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL}
-		return cmd
-	}
-	if out, err := command("initdb", "-D", data, "-U", "salt", "-A", "trust", "-E", "UTF8", "--no-sync").CombinedOutput(); err != nil {
-		t.Fatalf("initdb: %v\n%s", err, out)
-	}
-	port := freePort(t)
-	srv := command("postgres", "-D", data, "-k", sock, "-p", strconv.Itoa(port), "-h", "127.0.0.1", "-F")
-	logf, err := os.Create(filepath.Join(dir, "postgres.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Stdout, srv.Stderr = logf, logf
-	if err := srv.Start(); err != nil {
-		t.Fatalf("starting postgres: %v", err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = srv.Wait(); logf.Close(); close(exited) }()
-	t.Cleanup(func() {
-		_ = srv.Process.Signal(syscall.SIGINT) // fast shutdown
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			_ = srv.Process.Kill()
-			<-exited
-		}
-	})
-	s := &Server{Host: "127.0.0.1", Port: port, User: "salt"}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		conn, err := s.connect("postgres")
-		if err == nil {
-			conn.Close(context.Background())
-			break
-		}
-		select {
-		case <-exited:
-			log, _ := os.ReadFile(filepath.Join(dir, "postgres.log"))
-			t.Fatalf("postgres exited: %s", log)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("postgres did not start: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return s
-}
-
-func (s *Server) connect(db string) (*pgx.Conn, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return pgx.Connect(ctx, fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", s.Host, s.Port, s.User, db))
-}
+// Start starts a server for t (the test is skipped when PostgreSQL is not
+// installed).
+func Start(t testing.TB) *Server { return &Server{pgtest.Start(t)} }
 
 // CreateDB creates database name with Salt's pgjsonb tables; it is
 // dropped when t ends.
 func (s *Server) CreateDB(t testing.TB, name string) {
 	t.Helper()
-	admin, err := s.connect("postgres")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(context.Background())
-	ctx := context.Background()
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" WITH ENCODING 'utf-8'"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if c, err := s.connect("postgres"); err == nil {
-			_, _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
-			c.Close(context.Background())
-		}
-	})
-	c, err := s.connect(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
+	quoted := pgx.Identifier{name}.Sanitize()
+	s.Exec(t, "postgres", "CREATE DATABASE "+quoted+" WITH ENCODING 'utf-8'")
+	t.Cleanup(func() { s.Exec(t, "postgres", "DROP DATABASE IF EXISTS "+quoted+" WITH (FORCE)") })
 	for _, stmt := range strings.Split(returners.PgjsonbSchema, ";") {
-		if strings.TrimSpace(stmt) == "" {
-			continue
-		}
-		if _, err := c.Exec(ctx, stmt); err != nil {
-			t.Fatalf("schema: %v\n%s", err, stmt)
+		if strings.TrimSpace(stmt) != "" {
+			s.Exec(t, name, stmt)
 		}
 	}
-}
-
-// Query runs sql in database db and returns its rows, each column as
-// text.
-func (s *Server) Query(t testing.TB, db, sql string, args ...any) [][]string {
-	t.Helper()
-	c, err := s.connect(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(context.Background())
-	rows, err := c.Query(context.Background(), sql, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out [][]string
-	for rows.Next() {
-		vals, err := rows.Values()
-		if err != nil {
-			t.Fatal(err)
-		}
-		row := make([]string, len(vals))
-		for i, v := range vals {
-			row[i] = fmt.Sprint(v)
-		}
-		out = append(out, row)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }

@@ -1,0 +1,159 @@
+// Package mysqltest starts a throwaway MariaDB server for tests: Debian's
+// mariadb-server package's mariadb-install-db and mariadbd, with a data
+// directory in a temporary directory, a private socket and no network,
+// as the mysql user when the tests run as root. Its root user has no
+// password. The server stops and its directory is removed when the test
+// ends.
+package mysqltest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"brine/internal/system/mysqlconn"
+)
+
+// Server is a running server, reached over Socket as root.
+type Server struct {
+	Socket string
+	Dir    string
+}
+
+// Start starts a server for t; it skips t when MariaDB is not installed.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	daemon, err := exec.LookPath("mariadbd")
+	if err != nil {
+		if daemon, err = exec.LookPath("/usr/sbin/mariadbd"); err != nil {
+			t.Skip("MariaDB is not installed (Debian: apt-get install mariadb-server)")
+		}
+	}
+	install, err := exec.LookPath("mariadb-install-db")
+	if err != nil {
+		t.Skip("mariadb-install-db is not installed")
+	}
+	dir, err := os.MkdirTemp("", "brine-mysql-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	var userArg []string
+	if os.Getuid() == 0 {
+		u, err := user.Lookup("mysql")
+		if err != nil {
+			t.Skip("no mysql user to run mariadbd as")
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		if err := os.Chown(dir, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+		userArg = []string{"--user=mysql"}
+	}
+	data := filepath.Join(dir, "data")
+	sock := filepath.Join(dir, "sock")
+	// A temporary directory of its own: servers sharing /tmp (tests of
+	// several packages run at once) clash on their temporary tables.
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getuid() == 0 {
+		u, _ := user.Lookup("mysql")
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		if err := os.Chown(tmp, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := append(os.Environ(), "TMPDIR="+tmp)
+	args := append([]string{"--no-defaults", "--datadir=" + data, "--auth-root-authentication-method=normal", "--skip-test-db"}, userArg...)
+	cmd := exec.Command(install, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mariadb-install-db: %v\n%s", err, out)
+	}
+	logPath := filepath.Join(dir, "error.log")
+	args = append([]string{"--no-defaults", "--datadir=" + data, "--socket=" + sock, "--skip-networking",
+		"--pid-file=" + filepath.Join(dir, "pid"), "--log-error=" + logPath, "--tmpdir=" + tmp, "--innodb-buffer-pool-size=16M"}, userArg...)
+	srv := exec.Command(daemon, args...)
+	srv.Dir = dir
+	srv.Env = env
+	srv.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := srv.Start(); err != nil {
+		t.Fatalf("starting mariadbd: %v", err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = srv.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = srv.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(60 * time.Second):
+			_ = srv.Process.Kill()
+			<-exited
+		}
+	})
+	s := &Server{Socket: sock, Dir: dir}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		c, err := s.Connect()
+		if err == nil {
+			c.Close()
+			return s
+		}
+		select {
+		case <-exited:
+			log, _ := os.ReadFile(logPath)
+			t.Fatalf("mariadbd exited: %s", log)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mariadbd did not start: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Connect opens a connection as root.
+func (s *Server) Connect() (*mysqlconn.Conn, error) {
+	return mysqlconn.Open(context.Background(), mysqlconn.Options{Socket: s.Socket, User: "root"})
+}
+
+// Exec runs statements without results as root.
+func (s *Server) Exec(t testing.TB, stmts ...string) {
+	t.Helper()
+	c, err := s.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, q := range stmts {
+		if _, err := c.Exec(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// Query runs q as root and returns its rows.
+func (s *Server) Query(t testing.TB, q string, args ...any) [][]any {
+	t.Helper()
+	c, err := s.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.Query(context.Background(), false, q, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Rows
+}

@@ -3,15 +3,14 @@ package schedule
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
+	"brine/internal/system/livestore"
 	"brine/internal/value"
 	"brine/internal/yamlload"
 )
@@ -32,20 +31,15 @@ type Store struct {
 	Opts *value.Map // the minion options: cachedir, conf_file, default_include
 }
 
-func (s Store) opt(k string) string {
-	v, _ := s.Opts.Get(k)
-	if v == nil {
-		return ""
-	}
-	return value.Str(v)
-}
+func (s Store) opt(k string) string { return livestore.Opt(s.Opts, k) }
+
+func (s Store) dir() livestore.Dir { return livestore.Dir(s.Dir()) }
 
 // Dir is the store's directory.
 func (s Store) Dir() string { return filepath.Join(s.opt("cachedir"), "schedule") }
 
-func (s Store) currentPath() string { return filepath.Join(s.Dir(), "current.json") }
-func (s Store) statePath() string   { return filepath.Join(s.Dir(), "state.json") }
-func (s Store) runDir() string      { return filepath.Join(s.Dir(), "run") }
+func (s Store) statePath() string { return filepath.Join(s.Dir(), "state.json") }
+func (s Store) runDir() string    { return filepath.Join(s.Dir(), "run") }
 
 // ConfFile is Salt's persisted schedule: _schedule.conf in the directory
 // of default_include, beside the minion config file.
@@ -58,47 +52,13 @@ func (s Store) ConfFile() string {
 			dir = "/etc/salt"
 		}
 	}
-	inc := s.opt("default_include")
-	if inc == "" {
-		inc = "minion.d/*.conf"
-	}
-	return filepath.Join(dir, filepath.Dir(inc), "_schedule.conf")
-}
-
-// lock takes the store's lock (flock) and returns its release.
-func (s Store) lock() (func(), error) {
-	if err := os.MkdirAll(s.Dir(), 0o700); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(filepath.Join(s.Dir(), "lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}, nil
-}
-
-func writeAtomic(path string, data []byte, mode os.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
-	if err := os.WriteFile(tmp, data, mode); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return filepath.Join(livestore.IncludeDir(dir, s.Opts), "_schedule.conf")
 }
 
 // Init makes sched the running schedule (the daemon calls it at start,
 // with the options' schedule) and records the daemon's pid.
 func (s Store) Init(sched *value.Map) error {
-	unlock, err := s.lock()
+	unlock, err := s.dir().Lock()
 	if err != nil {
 		return err
 	}
@@ -110,38 +70,16 @@ func (s Store) Init(sched *value.Map) error {
 	return s.WriteState(State{PID: os.Getpid()})
 }
 
-func (s Store) write(sched *value.Map) error {
-	if sched == nil {
-		sched = value.NewMap(0)
-	}
-	return writeAtomic(s.currentPath(), []byte(value.ToJSON(sched, value.JSONOptions{Indent: -1})), 0o600)
-}
+func (s Store) write(sched *value.Map) error { return s.dir().WriteMap("current.json", sched) }
 
 // Current returns the running schedule of the options; ok is false when
 // no daemon ever started one.
-func (s Store) Current() (*value.Map, bool, error) {
-	b, err := os.ReadFile(s.currentPath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return value.NewMap(0), false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	v, err := value.FromJSON(b)
-	if err != nil {
-		return nil, false, fmt.Errorf("%s: %w", s.currentPath(), err)
-	}
-	m, _ := v.(*value.Map)
-	if m == nil {
-		m = value.NewMap(0)
-	}
-	return m, true, nil
-}
+func (s Store) Current() (*value.Map, bool, error) { return s.dir().ReadMap("current.json") }
 
 // Update changes the running schedule under the store's lock with f and,
 // when persist, writes it to _schedule.conf too.
 func (s Store) Update(persist bool, f func(sched *value.Map) error) error {
-	unlock, err := s.lock()
+	unlock, err := s.dir().Lock()
 	if err != nil {
 		return err
 	}
@@ -190,7 +128,7 @@ func (s Store) Persist(sched *value.Map) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(s.ConfFile(), []byte(text), 0o644)
+	return livestore.WriteFile(s.ConfFile(), []byte(text), 0o644)
 }
 
 // PersistRaw writes _schedule.conf from the given schedule as it is (the
@@ -200,7 +138,7 @@ func (s Store) PersistRaw(sched *value.Map) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(s.ConfFile(), []byte(text), 0o644)
+	return livestore.WriteFile(s.ConfFile(), []byte(text), 0o644)
 }
 
 // Saved returns the schedule in _schedule.conf (empty when none).
@@ -247,7 +185,7 @@ func (s Store) WriteState(st State) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(s.statePath(), b, 0o600)
+	return livestore.WriteFile(s.statePath(), b, 0o600)
 }
 
 // ReadState returns the daemon's state (zero when none).
@@ -264,12 +202,7 @@ func (s Store) ReadState() State {
 // alive: schedule.* functions change a schedule only a daemon runs, as
 // Salt's reach the daemon through its event bus.
 func (s Store) DaemonRunning() bool {
-	st := s.ReadState()
-	if st.PID <= 0 {
-		return false
-	}
-	err := syscall.Kill(st.PID, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return livestore.Alive(s.ReadState().PID)
 }
 
 // QueueRun asks the daemon to run job name now (schedule.run_job).

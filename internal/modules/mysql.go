@@ -357,16 +357,27 @@ func mySlaveLag(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 	return int64(-2), nil
 }
 
-// firstColumn runs q and returns its first column.
-func (m *myCall) firstColumn(q string, args ...any) (*value.List, error) {
+// rows runs the query q on a connection of its own: nil when there is no
+// connection (its error is stored) or the query fails (the error caught
+// as Salt catches it), so that callers answer Salt's empty list.
+func (m *myCall) rows(q string, args ...any) (*mysqlconn.Result, error) {
 	c := m.connect()
 	if c == nil {
-		return value.NewList(), nil
+		return nil, nil
 	}
 	defer c.Close()
 	res, err := c.Query(bg, false, q, args...)
 	if err != nil {
-		return value.NewList(), m.caught(err)
+		return nil, m.caught(err)
+	}
+	return res, nil
+}
+
+// firstColumn runs q and returns its first column.
+func (m *myCall) firstColumn(q string, args ...any) (*value.List, error) {
+	res, err := m.rows(q, args...)
+	if res == nil {
+		return value.NewList(), err
 	}
 	out := value.NewList()
 	for _, r := range res.Rows {
@@ -386,14 +397,9 @@ func myDBList(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) 
 // dbGet is Salt's db_get: the mapping, or an empty list when the server
 // cannot be asked.
 func (m *myCall) dbGet(name string) (any, error) {
-	c := m.connect()
-	if c == nil {
-		return value.NewList(), nil
-	}
-	defer c.Close()
-	res, err := c.Query(bg, false, "SELECT DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM INFORMATION_SCHEMA.SCHEMATA WHERE SCHEMA_NAME=?;", name)
-	if err != nil {
-		return value.NewList(), m.caught(err)
+	res, err := m.rows("SELECT DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM INFORMATION_SCHEMA.SCHEMATA WHERE SCHEMA_NAME=?;", name)
+	if res == nil {
+		return value.NewList(), err
 	}
 	if len(res.Rows) == 0 {
 		return value.NewMap(0), nil
@@ -661,14 +667,9 @@ func myPluginsList(ctx *execmod.Context, args []any, kwargs *value.Map) (any, er
 	if err != nil {
 		return nil, err
 	}
-	c := m.connect()
-	if c == nil {
-		return value.NewList(), nil
-	}
-	defer c.Close()
-	res, err := c.Query(bg, false, "SHOW PLUGINS")
-	if err != nil {
-		return value.NewList(), m.caught(err)
+	res, err := m.rows("SHOW PLUGINS")
+	if res == nil {
+		return value.NewList(), err
 	}
 	out := value.NewList()
 	for _, r := range res.Rows {

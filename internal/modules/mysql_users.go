@@ -36,14 +36,9 @@ func myUserList(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 	if err != nil {
 		return nil, err
 	}
-	c := m.connect()
-	if c == nil {
-		return value.NewList(), nil
-	}
-	defer c.Close()
-	res, err := c.Query(bg, false, "SELECT User,Host FROM mysql.user")
-	if err != nil {
-		return value.NewList(), m.caught(err)
+	res, err := m.rows("SELECT User,Host FROM mysql.user")
+	if res == nil {
+		return value.NewList(), err
 	}
 	return rowsAsMaps(res), nil
 }

@@ -346,12 +346,14 @@ func (m *Minion) handle(sess *Session, data []byte) {
 		} else {
 			ret = m.runProcess(sess, job)
 		}
-		removeProc(m.cachedir(), job.JID) // before the master hears of the end
-		m.finish(sess.Conn, ret)
-		m.runReturners(sess, job, ret) // returners.go
+		// The grains a job changed are in place before the master hears
+		// of its end: the next job (grains.get, a -G target) sees them.
 		if m.o.CollectGrains != nil && refreshesGrains(job) {
 			m.reloadGrains(sess)
 		}
+		removeProc(m.cachedir(), job.JID) // before the master hears of the end
+		m.finish(sess.Conn, ret)
+		m.runReturners(sess, job, ret) // returners.go
 	}()
 }
 

@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"brine/internal/beacons"
 	"brine/internal/execmod"
+	"brine/internal/grains"
 	_ "brine/internal/modules" // service.status for the service beacon
 	"brine/internal/value"
 	"brine/internal/yamlload"
@@ -31,12 +33,17 @@ func conf(t *testing.T, text string) *value.Map {
 
 func call(fun string, args []any, kwargs *value.Map) (any, error) {
 	ctx := execmod.NewContext()
+	ctx.Grains = testGrains()
 	fn, ok := ctx.Lookup(fun)
 	if !ok {
 		return nil, fmt.Errorf("'%s'", fun) // Salt's KeyError
 	}
 	return fn(ctx, args, kwargs)
 }
+
+// testGrains are this machine's core grains (os_family picks pkg's
+// backend), read once.
+var testGrains = sync.OnceValue(func() *value.Map { return grains.Core("m1") })
 
 func newEngine(running ...string) *beacons.Engine {
 	return &beacons.Engine{ID: "m1", LoopInterval: 1, Opts: value.NewMap(0), Call: call,
@@ -81,6 +88,10 @@ func TestValidate(t *testing.T) {
 		{"service", `[{"services": {"cron": "x"}}]`, false, "Configuration for service beacon must be a list of dictionaries."},
 		{"service", `[{"services": ["cron"]}]`, false, "Services configuration item for service beacon must be a dictionary."},
 		{"service", `[{"interval": 1}]`, false, "Configuration for service beacon requires services."},
+		{"pkg", `{"pkgs": ["zsh"]}`, false, "Configuration for pkg beacon must be a list."},
+		{"pkg", `[{"pkgs": "zsh"}]`, false, "Configuration for pkg beacon requires list of pkgs."},
+		{"pkg", `[{"refresh": true}]`, false, "Configuration for pkg beacon requires list of pkgs."},
+		{"pkg", `[{"pkgs": ["zsh"]}]`, true, "Valid beacon configuration"},
 		{"inotify", `[{"interval": 1}]`, false, "Configuration for inotify beacon must include files."},
 		{"inotify", `[{"files": ["/etc"]}]`, false, "Configuration for inotify beacon invalid, files must be a dict."},
 		{"inotify", `[{"files": {"/etc": "x"}}]`, false, "Configuration for inotify beacon must be a list of dictionaries."},
@@ -481,7 +492,7 @@ func TestNetworkInfo(t *testing.T) {
 // their logs are).
 func TestAvailable(t *testing.T) {
 	got := strings.Join(beacons.Available(), ",")
-	for _, n := range []string{"diskusage", "inotify", "load", "memusage", "network_info", "ps", "service", "status"} {
+	for _, n := range []string{"diskusage", "inotify", "load", "memusage", "network_info", "pkg", "ps", "service", "status"} {
 		if !strings.Contains(","+got+",", ","+n+",") {
 			t.Errorf("Available() = %s: no %s", got, n)
 		}
@@ -492,4 +503,57 @@ func TestAvailable(t *testing.T) {
 			t.Errorf("Available() = %s: %s listed %v, log present %v", got, n, has, err == nil)
 		}
 	}
+}
+
+// TestPkg follows packages' status through pkg.version and
+// pkg.latest_version: the real ones first (bash installed, a made-up
+// package not), then a scripted sequence of statuses, since a package's
+// upgrade cannot be made to appear here.
+func TestPkg(t *testing.T) {
+	if _, err := exec.LookPath("dpkg-query"); err != nil {
+		t.Skip("no dpkg here")
+	}
+	c := conf(t, `{pkg: [{pkgs: [bash, brine-no-such-package]}]}`)
+	e := newEngine()
+	for i := 0; i < 2; i++ {
+		if got := events(mustProcess(e, c)); len(got) != 0 {
+			t.Errorf("loop %d, statuses unchanged: %q", i, got)
+		}
+	}
+
+	// installed, then an upgrade, then removed, then unchanged
+	seq := []struct{ installed, latest string }{{"1.0", ""}, {"1.0", "1.1"}, {"", ""}, {"", ""}}
+	step := 0
+	e = newEngine()
+	e.Call = func(fun string, args []any, kwargs *value.Map) (any, error) {
+		switch fun {
+		case "pkg.version":
+			if kwargs.Len() != 1 || value.Truthy(mustMap(t, kwargs)["use_context"]) {
+				t.Errorf("pkg.version kwargs %s", js(kwargs))
+			}
+			return seq[step].installed, nil
+		case "pkg.latest_version":
+			return seq[step].latest, nil
+		}
+		return call(fun, args, kwargs)
+	}
+	c = conf(t, `{pkg: [{pkgs: [zsh]}, {refresh: true}]}`)
+	want := []string{
+		"",
+		`salt/beacon/m1/pkg/ {"pkg":"zsh","version":"1.1","status":"upgrade","id":"m1"}`,
+		`salt/beacon/m1/pkg/ {"pkg":"zsh","version":null,"status":"not-installed","id":"m1"}`,
+		"",
+	}
+	for step = range seq {
+		if got := strings.Join(events(mustProcess(e, c)), "\n"); got != want[step] {
+			t.Errorf("loop %d:\n%s\nwant\n%s", step, got, want[step])
+		}
+	}
+}
+
+func mustMap(t *testing.T, m *value.Map) map[string]any {
+	t.Helper()
+	out := map[string]any{}
+	m.Range(func(k, v any) bool { out[value.Str(k)] = v; return true })
+	return out
 }

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -53,7 +54,9 @@ func TestConformanceSweep(t *testing.T) {
 		dir := filepath.Dir(cj)
 		name := strings.TrimPrefix(dir, casesDir+"/")
 		t.Run(name, func(t *testing.T) {
-			c := loadSweepCase(t, dir)
+			// a copy: a case's gpg keyring must not get the agent's
+			// sockets (the pillar tests copy these trees)
+			c := loadSweepCase(t, copyCase(t, dir))
 			if c == nil {
 				t.Skip("not a case")
 			}
@@ -229,3 +232,38 @@ func absRoots(v any, dir string) any {
 }
 
 var _ = fmt.Sprint
+
+// copyCase copies a case's files, directories and symlinks into a
+// temporary directory and returns it.
+func copyCase(t *testing.T, dir string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		to := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(to, 0o755)
+		case d.Type().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(to, b, 0o600)
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(target, to)
+		}
+		return nil // sockets (a gpg agent's): not part of a case
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}

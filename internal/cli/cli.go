@@ -321,6 +321,15 @@ func Call(args []string, stdout, stderr io.Writer) int {
 			}
 			return exitGeneric
 		}
+		if c, ok := err.(interface{ SaltExceptionClass() string }); ok && c.SaltExceptionClass() == "salt.exceptions.CommandNotFoundError" {
+			fmt.Fprintf(stderr, "Command required for '%s' not found: %s\n", fun, err)
+			return exitGeneric
+		}
+		// a module its __virtual__ leaves out: Salt's missing function
+		if un := (*execmod.UnavailableError)(nil); errors.As(err, &un) {
+			fmt.Fprintln(stderr, un)
+			return exitMissing
+		}
 		fmt.Fprintf(stderr, "Error running '%s': %s\n", fun, err)
 		return exitGeneric
 	}

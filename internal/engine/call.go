@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"brine/internal/execmod"
 	"brine/internal/statemod"
 	"brine/internal/value"
 )
@@ -45,13 +46,19 @@ func (r *runner) verifyData(low *value.Map) []string {
 	}
 	full := getStr(low, "state") + "." + getStr(low, "fun")
 	f, ok := r.reg.Lookup(full)
+	reason := fmt.Sprintf("'%s' is not available.", full)
+	if ok && f.Virtual != nil {
+		if why := f.Virtual(); why != "" {
+			ok, reason = false, fmt.Sprintf("'%s' __virtual__ returned False: %s", f.Module(), why)
+		}
+	}
 	if !ok {
 		if low.Has("__sls__") {
-			// Salt adds the loader's missing_fun_string, which for a
-			// module it never loaded or a function its module lacks is
-			// this line
+			// Salt adds the loader's missing_fun_string: this line for a
+			// module it never loaded or a function its module lacks, the
+			// reason for a module its __virtual__ left out
 			errs = append(errs, fmt.Sprintf("State '%s' was not found in SLS '%s'", full, getStr(low, "__sls__")),
-				fmt.Sprintf("Reason: '%s' is not available.", full))
+				"Reason: "+reason)
 		} else {
 			errs = append(errs, fmt.Sprintf("Specified state '%s' was not found", full))
 		}
@@ -130,7 +137,10 @@ func (r *runner) call(low *value.Map, chunks []*value.Map, running *value.Map, r
 			}
 		}()
 		if len(extra) > 0 {
-			ret = exceptionRet(low, args, "SaltInvocationError: "+statemod.InvalidKwargsMessage(extra, full))
+			// Salt's format_call raises before the state's try: the
+			// whole run stops, and salt-call prints "Passed invalid
+			// arguments: ..." with the usage of the function it ran.
+			r.fail(&execmod.InvocationError{Msg: statemod.InvalidKwargsMessage(extra, full)})
 			return
 		}
 		state := getStr(low, "state")
@@ -174,6 +184,9 @@ func (r *runner) call(low *value.Map, chunks []*value.Map, running *value.Map, r
 			}
 		}
 	}()
+	if len(extra) > 0 {
+		return ret // the run stops (r.fail above): nothing is logged or kept
+	}
 	if malformed != nil && malformed.nonDict {
 		// Salt's call returns a non-dict as it is, unstamped
 		return malformed.ret()

@@ -1,7 +1,7 @@
 // Package engine is the state runtime: it runs an ordered list of low
 // chunks the way Salt 3006's salt.state.State does (call_chunks,
-// call_chunk, check_requisite, call, call_listen) and returns the running
-// dictionary.
+// call_chunk, check_requisite, call, call_listen, call_beacons) and
+// returns the running dictionary.
 //
 // Chunks run in low-state order; before a chunk runs, its unmet requisites
 // run first, recursively and depth first. Requisite kinds: require, watch
@@ -125,8 +125,8 @@ type proc struct {
 
 // Run executes chunks in order and returns the running dictionary: one
 // entry per state, keyed by Tag, in completion order, as Salt's
-// State.call_chunks followed by call_listen builds it. The chunks are
-// copied first; the caller's maps are not changed.
+// State.call_chunks followed by call_listen and call_beacons builds it.
+// The chunks are copied first; the caller's maps are not changed.
 //
 // A failing state is a result in the running dictionary, never an error;
 // the error is for a run that cannot proceed (cancellation, malformed
@@ -138,6 +138,10 @@ func Run(chunks []*value.Map, opts RunOptions) (*value.Map, error) {
 		return running, r.err
 	}
 	running = r.callListen(r.chunks, running)
+	if r.err != nil {
+		return running, r.err
+	}
+	running = r.callBeacons(r.chunks, running)
 	return running, r.err
 }
 

@@ -860,7 +860,7 @@ func aptAutoremove(ctx *execmod.Context, args []any, kwargs *value.Map) (any, er
 
 func aptServicesNeedRestart(ctx *execmod.Context, _ []any, _ *value.Map) (any, error) {
 	if !hasCmd("checkrestart") {
-		return nil, execmod.Errorf("'checkrestart' is needed. It is part of the 'debian-goodies' package which can be installed from official repositories.")
+		return nil, &commandNotFound{msg: "'checkrestart' is needed. It is part of the 'debian-goodies' package which can be installed from official repositories."}
 	}
 	out, err := runArgv(ctx, "cmd.run_stdout", []string{"checkrestart", "--machine", "--package"})
 	if err != nil {

@@ -3,7 +3,8 @@ package modules
 // archive.go is salt/modules/archive.py: tar, gzip, gunzip, zip and unzip
 // run as commands (cmd_zip, cmd_unzip), zip and unzip done natively (as
 // Salt does with Python's zipfile), and listing archives
-// (internal/system/archive, shared with archive.extracted).
+// (internal/system/archive, shared with archive.extracted). rar and unrar
+// are in archive_rar.go.
 
 import (
 	"archive/zip"
@@ -33,24 +34,39 @@ func init() {
 	execmod.Register("archive.zip", archiveZip, "Create zip_file from sources (relative to cwd); the archived names.")
 	execmod.Register("archive.unzip", archiveUnzip, "Extract zip_file into dest (excludes, password, extract_perms); the extracted names.")
 	execmod.Register("archive.is_encrypted", archiveIsEncrypted, "True when the ZIP archive name is password-protected.")
-	execmod.Register("archive.list", archiveList, "List the members of a tar or zip archive (verbose: dirs, files, links and top-level ones).")
+	execmod.Register("archive.list", archiveList, "List the members of a tar, zip or rar (with the rar command) archive (verbose: dirs, files, links and top-level ones).")
 }
 
+// commandNotFound is Salt's CommandNotFoundError, raised by the
+// salt.utils.decorators.path.which decorators before the function runs:
+// salt-call prints "Command required for 'fun' not found: <msg>".
+type commandNotFound struct{ msg string }
+
+func (e *commandNotFound) Error() string { return e.msg }
+
+// SaltExceptionClass names the Salt exception.
+func (e *commandNotFound) SaltExceptionClass() string {
+	return "salt.exceptions.CommandNotFoundError"
+}
+
+// needCmd is the which decorator: an error unless name is in $PATH.
 func needCmd(name string) error {
 	if _, err := exec.LookPath(name); err != nil {
-		return execmod.Errorf("The '%s' binary was not found", name)
+		return &commandNotFound{msg: "The '" + name + "' binary was not found in $PATH."}
 	}
 	return nil
 }
 
-// expandSources is Salt's _expand_sources: a comma list, each globbed.
+// expandSources is Salt's _expand_sources: a comma list (or a list), each
+// name with a wildcard (*, ? or [) replaced by its matches, possibly none.
 func expandSources(v any) []string {
 	var out []string
 	for _, s := range splitComma(v) {
-		m, _ := filepath.Glob(fileops.ExpandUser(s))
-		if len(m) == 0 {
-			m = []string{s}
+		if !strings.ContainsAny(s, "*?[") {
+			out = append(out, s)
+			continue
 		}
+		m, _ := filepath.Glob(s)
 		out = append(out, m...)
 	}
 	return out
@@ -482,9 +498,47 @@ func archiveList(ctx *execmod.Context, args []any, kwargs *value.Map) (any, erro
 		return nil, execmod.Errorf("Failed to cache %s", name)
 	}
 	path := execmod.String(cached)
+	ret, err := archiveListCached(ctx, v, name, path)
+	var ce *execmod.CommandExecutionError
+	if errors.As(err, &ce) {
+		// Salt re-raises with the cached archive's path as info.
+		return nil, archiveInfoError(ce.Msg, "archive location", path)
+	}
+	return ret, err
+}
+
+// archiveInfoError is CommandExecutionError(msg, info) for an info of
+// (key, text) pairs, printed as the nested outputter prints strings; a
+// msg that has info already gets the pairs added to it.
+func archiveInfoError(msg string, kv ...string) error {
+	var lines []string
+	for j := 0; j+1 < len(kv); j += 2 {
+		lines = append(lines, kv[j]+":\n    "+strings.ReplaceAll(kv[j+1], "\n", "\n    "))
+	}
+	info := strings.Join(lines, "\n")
+	if strings.Contains(msg, " Additional info follows:\n\n") {
+		return execmod.Errorf("%s\n%s", msg, info)
+	}
+	if msg != "" && !strings.ContainsAny(msg[len(msg)-1:], ".?!") {
+		msg += "."
+	}
+	return execmod.Errorf("%s Additional info follows:\n\n%s", msg, info)
+}
+
+// archiveListCached is the part of Salt's list_ whose errors carry the
+// cached archive's path.
+func archiveListCached(ctx *execmod.Context, v []any, name, path string) (any, error) {
+	strip := 0
+	if value.Truthy(v[3]) {
+		n, ok := v[3].(int64)
+		if !ok || n <= 0 {
+			return nil, execmod.Errorf("'strip_components' must be a positive integer")
+		}
+		strip = int(n)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, execmod.Errorf("Failed to cache %s", name)
+		return nil, execmod.Errorf("Failed to list contents of %s: %s", name, fileops.PyOSError(err))
 	}
 	format := strings.ToLower(execmod.String(v[1]))
 	if format == "" {
@@ -493,23 +547,21 @@ func archiveList(ctx *execmod.Context, args []any, kwargs *value.Map) (any, erro
 			return nil, execmod.Errorf("Unable to guess archive format, please pass an 'archive_format' argument.")
 		}
 	}
-	if format != "tar" && format != "zip" {
+	var contents *archive.Contents
+	switch format {
+	case "tar", "zip":
+		if contents, err = archive.Read(format, data); err != nil {
+			return nil, execmod.Errorf("%s", err)
+		}
+	case "rar":
+		if contents, err = listRar(ctx, name); err != nil {
+			return nil, err
+		}
+	default:
 		return nil, execmod.Errorf("Unsupported archive format '%s'", format)
-	}
-	contents, err := archive.Read(format, data)
-	if err != nil {
-		return nil, execmod.Errorf("%s", err)
 	}
 	if value.Truthy(v[4]) && path != name {
 		os.Remove(path)
-	}
-	strip := 0
-	if v[3] != nil {
-		n, ok := v[3].(int64)
-		if !ok || n <= 0 {
-			return nil, execmod.Errorf("'strip_components' must be a positive integer")
-		}
-		strip = int(n)
 	}
 	stripName := func(p string) (string, bool) {
 		if strip == 0 {

@@ -83,8 +83,12 @@ type cmdReq struct {
 	successOut    []string
 	successErr    []string
 	hideOutput    bool
-	logLevel      *slog.Level // output_loglevel; nil is quiet
-	bg            bool        // start and return without waiting (cmd.run_bg)
+	logLevel      *slog.Level   // output_loglevel; nil is quiet
+	bg            bool          // start and return without waiting (cmd.run_bg)
+	fun           string        // the cmd function that runs it
+	timeoutArg    any           // timeout as given
+	encodedCmd    bool          // a PowerShell command given base64 encoded (-EncodedCommand)
+	popenCtx      func() string // the repr of Salt's Popen arguments, for errors
 }
 
 // bindNamed binds args and kwargs to params and returns the values by
@@ -102,7 +106,7 @@ func bindNamed(fun string, args []any, kwargs *value.Map, params []execmod.Param
 }
 
 func bindCmd(ctx *execmod.Context, fun string, args []any, kwargs *value.Map, redirect bool, pyShellDefault bool) (*cmdReq, error) {
-	v, _, err := bindNamed(fun, args, kwargs, cmdParams)
+	v, rest, err := bindNamed(fun, args, kwargs, cmdParams)
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +123,11 @@ func bindCmd(ctx *execmod.Context, fun string, args []any, kwargs *value.Map, re
 		prependPath:   execmod.String(v["prepend_path"]),
 		hideOutput:    value.Truthy(v["hide_output"]),
 		logLevel:      cmdLogLevel(v["output_loglevel"]),
+		fun:           fun,
+		timeoutArg:    v["timeout"],
+	}
+	if e, ok := rest.Get("encoded_cmd"); ok {
+		r.encodedCmd = value.Truthy(e)
 	}
 	if l, ok := v["cmd"].(*value.List); ok {
 		for _, it := range l.Items {
@@ -241,9 +250,120 @@ func startCmd(cmd *exec.Cmd, r *cmdReq) error {
 		err = cmd.Start()
 	}
 	if err != nil {
-		return execmod.Errorf("Unable to run command '%s' with the context '%s', reason: %v", r.cmd, cmd.Dir, err)
+		reason := err.Error()
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			reason = fileops.PyOSError(pe).Error()
+		}
+		return execmod.Errorf("Unable to run command '%s' with the context '%s', reason: %s", cmdRepr(r, cmd.Args), r.popenCtx(), reason)
 	}
 	return nil
+}
+
+// isPowershell reports a PowerShell shell ("powershell", "pwsh" or a path
+// naming one), whose commands Salt wraps.
+func isPowershell(shell string) bool {
+	s := strings.ToLower(strings.TrimSpace(shell))
+	return strings.Contains(s, "powershell") || strings.Contains(s, "pwsh")
+}
+
+// prepPowershell turns the command into a PowerShell command line, as
+// Salt's _run does for a PowerShell shell: double quotes escaped, run
+// with -Command (scripts unquoted) or -EncodedCommand.
+func prepPowershell(r *cmdReq) {
+	c := r.cmd
+	if r.argv != nil {
+		c, r.argv = strings.Join(r.argv, " "), nil
+	}
+	c = strings.ReplaceAll(strings.TrimSpace(c), `"`, `\"`)
+	switch {
+	case r.fun == "cmd.script" || r.fun == "cmd.script_retcode":
+		c = r.shell + " -NonInteractive -NoProfile -ExecutionPolicy Bypass -Command " + c
+	case r.encodedCmd:
+		c = r.shell + " -NonInteractive -NoProfile -EncodedCommand " + c
+	default:
+		c = r.shell + ` -NonInteractive -NoProfile -Command "` + c + `"`
+	}
+	r.cmd = c
+}
+
+// lookPathIn finds an executable named name in the directories of path
+// (an empty entry is the current directory), as Popen does.
+func lookPathIn(name, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, name)
+		if dir == "" {
+			p = name
+		}
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			if !filepath.IsAbs(p) {
+				if abs, err := filepath.Abs(p); err == nil {
+					p = abs
+				}
+			}
+			return p, nil
+		}
+	}
+	return "", os.ErrNotExist
+}
+
+// cmdRepr is how Salt's "Unable to run command" error shows the command:
+// the text run by a shell, else the argument list.
+func cmdRepr(r *cmdReq, argv []string) string {
+	if r.logLevel == nil {
+		return "REDACTED"
+	}
+	if r.pythonShell && r.argv == nil {
+		return r.cmd
+	}
+	return value.Repr(strList(argv))
+}
+
+// pyRepr is text that already is a Python repr.
+type pyRepr string
+
+// Repr returns the text.
+func (p pyRepr) Repr() string { return string(p) }
+
+// popenContext is the repr of the keyword arguments Salt's _run passes to
+// Popen, which its "Unable to run command" error shows.
+func popenContext(r *cmdReq, cwd string, envOrder []string, env map[string]string) string {
+	envMap := value.NewMap(len(envOrder))
+	for _, k := range envOrder {
+		if v, ok := env[k]; ok {
+			envMap.Set(k, v)
+		}
+	}
+	var stdin, stdout, stderr any = nil, int64(-1), int64(-1)
+	if r.stdin != nil {
+		stdin = *r.stdin
+	}
+	if r.bg {
+		stdout, stderr = nil, nil
+	} else if r.redirect || r.fun == "cmd.retcode" {
+		stderr = int64(-2) // subprocess.STDOUT
+	}
+	m := value.MapOf("cwd", cwd, "shell", r.pythonShell, "env", envMap, "stdin", stdin, "stdout", stdout, "stderr", stderr,
+		"with_communicate", !r.bg, "timeout", r.timeoutArg, "bg", r.bg)
+	if r.runas != "" || r.group != "" || r.umask != nil {
+		var runas, group, umask any
+		if r.runas != "" {
+			runas = r.runas
+		}
+		if r.group != "" {
+			group = r.group
+		}
+		if r.umask != nil {
+			umask = int64(*r.umask)
+		}
+		m.Set("preexec_fn", pyRepr(fmt.Sprintf("functools.partial(<function chugid_and_umask at %p>, %s, %s, %s)",
+			r, value.Repr(runas), value.Repr(umask), value.Repr(group))))
+	}
+	if r.pythonShell {
+		m.Set("executable", r.shell)
+	}
+	m.Set("close_fds", true)
+	return value.Repr(m)
 }
 
 // runCmd is cmdmod._run: it returns {pid, retcode, stdout, stderr}.
@@ -284,10 +404,13 @@ func runCmd(ctx *execmod.Context, r *cmdReq) (*value.Map, error) {
 			cwd = "/"
 		}
 	}
-	if r.pythonShell {
-		if st, err := os.Stat(r.shell); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
-			return nil, execmod.Errorf("The shell %s is not available", r.shell)
-		}
+	// As Salt, the shell must exist (relative to the current directory
+	// when it is a bare name) even when no shell runs the command.
+	if st, err := os.Stat(r.shell); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		return nil, execmod.Errorf("The shell %s is not available", r.shell)
+	}
+	if isPowershell(r.shell) {
+		prepPowershell(r)
 	}
 	env := map[string]string{}
 	var envOrder []string
@@ -365,11 +488,22 @@ func runCmd(ctx *execmod.Context, r *cmdReq) (*value.Map, error) {
 	cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
 	if r.pythonShell {
 		cmd.Path = r.shell
+		if !strings.Contains(r.shell, "/") {
+			// Popen looks a bare executable up on the PATH it passes on
+			p, err := lookPathIn(r.shell, env["PATH"])
+			if err != nil {
+				return nil, execmod.Errorf("Unable to run command '%s' with the context '%s', reason: [Errno 2] No such file or directory: %s",
+					cmdRepr(r, argv), popenContext(r, cwd, envOrder, env), value.QuoteString(r.shell))
+			}
+			cmd.Path = p
+		}
 	} else if lp, err := exec.LookPath(argv[0]); err == nil {
 		cmd.Path = lp
 	} else {
-		return nil, execmod.Errorf("Unable to run command '%s' with the context '%s', reason: [Errno 2] No such file or directory: '%s'", r.cmd, cwd, argv[0])
+		return nil, execmod.Errorf("Unable to run command '%s' with the context '%s', reason: [Errno 2] No such file or directory: %s",
+			cmdRepr(r, argv), popenContext(r, cwd, envOrder, env), value.QuoteString(argv[0]))
 	}
+	r.popenCtx = func() string { return popenContext(r, cwd, envOrder, env) }
 	cmd.Dir = cwd
 	cmd.Env = make([]string, 0, len(envOrder))
 	for _, k := range envOrder {

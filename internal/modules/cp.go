@@ -920,8 +920,14 @@ func cpListMinion(ctx *execmod.Context, args []any, kwargs *value.Map) (any, err
 	}
 	cd := optString(ctx.Opts, "cachedir")
 	files := map[string]bool{}
-	walkFiles(filepath.Join(cd, "files", cpEnv(ctx, v[0])), files, 0)
-	walkFiles(filepath.Join(cd, "localfiles"), files, 0)
+	// Salt's _file_local_list walks a cache directory that does not exist
+	// yet by its parent instead: without localfiles, the whole cachedir.
+	for _, d := range []string{filepath.Join(cd, "files", cpEnv(ctx, v[0])), filepath.Join(cd, "localfiles")} {
+		if !isDir(d) {
+			d = filepath.Dir(d)
+		}
+		walkFiles(d, files, 0)
+	}
 	out := make([]string, 0, len(files))
 	for f := range files {
 		if b := filepath.Base(f); !strings.HasPrefix(b, ".fetch-") && !strings.HasPrefix(b, ".cp-") { // transfers under way

@@ -134,7 +134,8 @@ func TestCpFileClient(t *testing.T) {
 		{fun: "cp.cache_dir", args: []any{"salt://web"}, kw: []any{"include_empty", true}, err: "cp.cache_dir: include_empty is not supported: brine's file server lists no empty directories"},
 		{fun: "cp.cache_dest", args: []any{"salt://a/b.txt?saltenv=dev"}, want: "'{d}/cache/files/dev/a/b.txt'"},
 		{fun: "cp.cache_dest", args: []any{"https://user:pw@example.com/f.tgz"}, want: "'{d}/cache/extrn_files/base/example.com/f.tgz'"},
-		{fun: "cp.list_minion", want: "['{d}/cache/files/base/motd.j2', '{d}/cache/files/base/web/conf/app.conf', '{d}/cache/files/base/web/conf/x.ini', '{d}/cache/files/base/web/index.html']"},
+		// no localfiles dir: Salt lists the whole cachedir (other saltenvs too)
+		{fun: "cp.list_minion", want: "['{d}/cache/files/base/motd.j2', '{d}/cache/files/base/web/conf/app.conf', '{d}/cache/files/base/web/conf/x.ini', '{d}/cache/files/base/web/index.html', '{d}/cache/files/dev/motd.j2']"},
 		// Listings of the file server.
 		{fun: "cp.list_master", want: "['motd.j2', 'path.txt', 'web/conf/app.conf', 'web/conf/x.ini', 'web/index.html', 'webby.txt']"},
 		// The prefix is stripped of slashes first, as Salt's file server does.

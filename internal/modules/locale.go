@@ -7,6 +7,8 @@ package modules
 // locale states).
 
 import (
+	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -112,7 +114,19 @@ func localeGetLocale(ctx *execmod.Context, args []any, kwargs *value.Map) (any, 
 		}
 		return "", nil
 	}
-	return locale.Lang(localeRoot(ctx, "/etc/default/locale")), nil
+	// Debian without systemd: Salt greps the file through cmd.run, so
+	// grep's exit status (1 without a LANG line) is the call's retcode.
+	path := localeRoot(ctx, "/etc/default/locale")
+	out, err := ctx.Call("cmd.run", []any{value.NewList("grep", "^LANG=", path)}, value.MapOf("python_shell", false))
+	if err != nil {
+		return nil, err
+	}
+	parts := strings.Split(execmod.String(out), "=")
+	if len(parts) < 2 {
+		slog.Error(fmt.Sprintf(`Error occurred while running "grep "^LANG=" %s": list index out of range`, path))
+		return "", nil
+	}
+	return strings.ReplaceAll(parts[1], `"`, ""), nil
 }
 
 func localeSetLocale(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {

@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"brine/internal/execmod"
+	"brine/internal/fileops"
 	"brine/internal/system/mounts"
 	"brine/internal/value"
 	"brine/internal/yamlload"
@@ -244,6 +245,10 @@ func mountRmFstab(ctx *execmod.Context, args []any, kwargs *value.Map) (any, err
 	if err != nil {
 		return nil, err
 	}
+	config := execmod.String(v[2])
+	if _, err := os.ReadFile(config); err != nil {
+		return nil, execmod.Errorf("Couldn't read from %s: %v", config, fileops.PyOSError(err))
+	}
 	crit := mounts.Criteria{}
 	if v[0] != nil {
 		crit["name"] = value.Str(v[0])
@@ -251,7 +256,7 @@ func mountRmFstab(ctx *execmod.Context, args []any, kwargs *value.Map) (any, err
 	if v[1] != nil {
 		crit["device"] = value.Str(v[1])
 	}
-	if _, err := mounts.RmFstab(execmod.String(v[2]), crit); err != nil {
+	if _, err := mounts.RmFstab(config, crit); err != nil {
 		return nil, mountErr(err)
 	}
 	return true, nil

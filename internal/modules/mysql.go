@@ -7,7 +7,8 @@ package modules
 // options read through config.option. Failures Salt catches
 // (OperationalError) are stored in __context__["mysql.error"], where the
 // mysql_* states find them; the others are raised. The user and grant
-// functions are in mysql_users.go.
+// functions are in mysql_users.go, file_query and free_slave in
+// mysql_file.go.
 
 import (
 	"context"

@@ -7,12 +7,14 @@ package modules
 
 import (
 	"context"
+	"errors"
 
 	"regexp"
 	"sort"
 	"strings"
 
 	"brine/internal/execmod"
+	"brine/internal/system"
 	"brine/internal/system/pkgmgr"
 	"brine/internal/value"
 )
@@ -243,7 +245,7 @@ func pkgInstall(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 		req := base
 		req.Targets, req.DowngradeOK, req.Reinstall = batch.targets, batch.down, batch.re
 		if _, err := m.Install(bg, req); err != nil {
-			errs = append(errs, err.Error())
+			errs = append(errs, pkgErrText(err))
 		}
 	}
 	newList, err := pkgFreshInstalled(ctx)
@@ -424,4 +426,17 @@ func pkgUpgrade(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 		return nil, &PkgError{Msg: "Problem encountered upgrading packages", Errors: []string{uerr.Error()}, Changes: changes}
 	}
 	return changes, nil
+}
+
+// pkgErrText is what Salt lists under errors for a failed install: the
+// package manager's stderr (rstripped, as cmd.run_all returns it) when it
+// printed one, else the whole error.
+func pkgErrText(err error) string {
+	var ce *system.CommandError
+	if errors.As(err, &ce) {
+		if msg := strings.TrimRight(ce.Result.Stderr, " \t\r\n"); strings.TrimSpace(msg) != "" {
+			return msg
+		}
+	}
+	return err.Error()
 }

@@ -220,7 +220,11 @@ func saltutilSyncAll(ctx *execmod.Context, args []any, kwargs *value.Map) (any, 
 		ret.Set(kind, names)
 	}
 	if v, _ := ctx.Opts.Get("file_client"); v == "local" {
-		ret.Set("pillar", value.NewList())
+		names, err := syncKind(ctx, "pillar", req)
+		if err != nil {
+			return nil, err
+		}
+		ret.Set("pillar", names)
 	}
 	if changed {
 		if err := pyext.Reload(ctx, ""); err != nil {

@@ -47,6 +47,9 @@ func SvcManager(ctx *execmod.Context) svcmgr.Manager {
 // booted, or offline where systemctl is installed; nil where Salt would
 // not load systemd_service.
 func svcSystemd(ctx *execmod.Context) *svcmgr.Systemd {
+	if systemdDisabled(ctx) {
+		return nil
+	}
 	switch m := SvcManager(ctx).(type) {
 	case *svcmgr.Systemd:
 		return m
@@ -56,6 +59,27 @@ func svcSystemd(ctx *execmod.Context) *svcmgr.Systemd {
 		}
 	}
 	return nil
+}
+
+// systemdDisabled reports whether the minion's disable_modules names
+// systemd_service: Salt then loads debian_service alone (where systemd is
+// not PID 1), which has none of systemd_service's own functions.
+func systemdDisabled(ctx *execmod.Context) bool {
+	if ctx.Opts == nil {
+		return false
+	}
+	l, ok := ctx.Opts.Get("disable_modules")
+	if !ok {
+		return false
+	}
+	if list, ok := l.(*value.List); ok {
+		for _, it := range list.Items {
+			if value.Str(it) == "systemd_service" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // svcBooted is the manager when systemd is booted (the functions both
@@ -489,20 +513,34 @@ func systemdShow(out string) *value.Map {
 	return ret
 }
 
-func sdShowOf(m *svcmgr.Systemd, name, root string) *value.Map {
+// sdShowOf runs systemctl show as Salt does, through cmd.run: the call's
+// retcode becomes systemctl's exit status.
+func sdShowOf(ctx *execmod.Context, m *svcmgr.Systemd, name, root string) *value.Map {
 	bg := context.Background()
-	return systemdShow(m.Output(bg, m.Cmd(bg, "show", name, false, false, root)))
+	res, err := m.Run(bg, m.Cmd(bg, "show", name, false, false, root))
+	if err != nil {
+		return systemdShow("")
+	}
+	ctx.SetRetcode(res.Code)
+	out := res.Stdout
+	if res.Stderr != "" {
+		if out != "" && !strings.HasSuffix(out, "\n") {
+			out += "\n"
+		}
+		out += res.Stderr
+	}
+	return systemdShow(strings.TrimRight(out, " \t\r\n"))
 }
 
-func sdShow(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
+func sdShow(ctx *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
 	v, _, err := execmod.Bind("show", args, kwargs, execmod.Req("name"), execmod.Opt("root", nil))
 	if err != nil {
 		return nil, err
 	}
-	return sdShowOf(m, value.Str(v[0]), svcOptStr(v[1])), nil
+	return sdShowOf(ctx, m, value.Str(v[0]), svcOptStr(v[1])), nil
 }
 
-func sdExecs(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
+func sdExecs(ctx *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Map) (any, error) {
 	v, _, err := execmod.Bind("execs", args, kwargs, execmod.Opt("root", nil))
 	if err != nil {
 		return nil, err
@@ -510,7 +548,7 @@ func sdExecs(_ *execmod.Context, m *svcmgr.Systemd, args []any, kwargs *value.Ma
 	root := svcOptStr(v[0])
 	ret := value.NewMap(0)
 	for _, s := range svcmgr.GetAll(root) {
-		es, ok := sdShowOf(m, s, root).GetString("ExecStart")
+		es, ok := sdShowOf(ctx, m, s, root).GetString("ExecStart")
 		if !ok {
 			continue
 		}

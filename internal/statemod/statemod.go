@@ -58,6 +58,9 @@ type Function struct {
 	Run Func
 	// Doc is a one-line description.
 	Doc string
+	// Virtual, when set, is the module's __virtual__: a non-empty reason
+	// leaves the function out, as Salt's loader leaves the module out.
+	Virtual func() string
 
 	paramsOnce sync.Once
 	paramIdx   map[string]int

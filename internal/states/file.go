@@ -629,9 +629,27 @@ func realKeep(root string, keep map[string]bool) map[string]bool {
 func cleanDir(root string, keep map[string]bool, excludePat any, test bool) []string {
 	rk := realKeep(root, keep)
 	var removed []string
-	for _, e := range osWalk(root, -1) {
-		for _, n := range append(append([]string(nil), e.dirs...), e.files...) {
-			full := filepath.Join(e.root, n)
+	// Like Python's os.walk, each directory is listed only when the walk
+	// reaches it, after its parent's entries were handled: a subdirectory
+	// removed there is gone and its contents are not listed (test mode
+	// removes nothing, so it lists them).
+	var walk func(dir string)
+	walk = func(dir string) {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		var dirs, files []string
+		for _, de := range ents {
+			full := filepath.Join(dir, de.Name())
+			if de.IsDir() || (de.Type()&os.ModeSymlink != 0 && isDir(full)) {
+				dirs = append(dirs, de.Name())
+			} else {
+				files = append(files, de.Name())
+			}
+		}
+		for _, n := range append(append([]string(nil), dirs...), files...) {
+			full := filepath.Join(dir, n)
 			if rk[full] {
 				continue
 			}
@@ -644,7 +662,14 @@ func cleanDir(root string, keep map[string]bool, excludePat any, test bool) []st
 				os.RemoveAll(full)
 			}
 		}
+		for _, n := range dirs {
+			full := filepath.Join(dir, n)
+			if !isLink(full) {
+				walk(full)
+			}
+		}
 	}
+	walk(root)
 	sort.Strings(removed)
 	return removed
 }
@@ -856,7 +881,8 @@ func fileDirectory(c *statemod.Call) (*value.Map, error) {
 		if err := fileops.Mkdir(name, user, group, dirMode); err != nil || !isDir(name) {
 			return fileErr(ret, fmt.Sprintf("Failed to create directory %s", name))
 		}
-		ret.Set("changes", value.MapOf(name, value.MapOf("directory", "new")))
+		// Added to changes: a "forced" entry made above stays.
+		changes.Set(name, value.MapOf("directory", "new"))
 		return ret, nil
 	}
 	if !c.Bool("children_only") {
@@ -1207,6 +1233,13 @@ func fileSymlink(c *statemod.Call) (*value.Map, error) {
 			}
 			return fileErr(ret, fmt.Sprintf("%s exists where the symlink %s should be", kind, name))
 		}
+	}
+	// Salt's file.symlink clears the way with os.unlink, which cannot
+	// remove a directory.
+	if force && !c.Bool("atomic") && isDir(name) && !isLink(name) {
+		ret.Set("result", false)
+		ret.Set("comment", fmt.Sprintf("Unable to create new symlink %s -> %s: [Errno 21] Is a directory: '%s'", name, target, name))
+		return ret, nil
 	}
 	if err := fileops.Symlink(target, name, force, c.Bool("atomic")); err != nil {
 		ret.Set("result", false)

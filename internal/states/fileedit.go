@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"brine/internal/fileops"
@@ -63,9 +64,9 @@ func init() {
 			p("indent", true), p("create", false), p("user", nil), p("group", nil), p("file_mode", nil)}})
 	appendParams := []statemod.Param{statemod.Req("name"), p("text", nil), p("makedirs", false), p("source", nil),
 		p("source_hash", nil), p("template", "jinja"), p("sources", nil), p("source_hashes", nil), p("defaults", nil),
-		p("context", nil), p("ignore_whitespace", true)}
+		p("context", nil)}
 	statemod.Register(&statemod.Function{Name: "file.append", Run: func(c *statemod.Call) (*value.Map, error) { return fileAppend(c, false) },
-		Doc: "Ensure that some text appears at the end of a file.", Params: appendParams})
+		Doc: "Ensure that some text appears at the end of a file.", Params: append(append([]statemod.Param(nil), appendParams...), p("ignore_whitespace", true))})
 	statemod.Register(&statemod.Function{Name: "file.prepend", Run: func(c *statemod.Call) (*value.Map, error) { return fileAppend(c, true) },
 		Doc: "Ensure that some text appears at the beginning of a file.", Params: append(append([]statemod.Param(nil), appendParams...), p("header", nil))})
 }
@@ -85,7 +86,12 @@ func checkFile(name string) (bool, string) {
 
 func editResult(c *statemod.Call, ret *value.Map, diff string, would string) (*value.Map, error) {
 	if diff != "" {
-		mapGet(ret, "changes").(*value.Map).Set("diff", diff)
+		// With show_changes off Salt's module returns True, not a diff.
+		var v any = diff
+		if !c.Bool("show_changes") {
+			v = true
+		}
+		mapGet(ret, "changes").(*value.Map).Set("diff", v)
 		if c.Test {
 			ret.Set("result", nil)
 			ret.Set("comment", would)
@@ -414,8 +420,11 @@ func fileAppend(c *statemod.Call, front bool) (*value.Map, error) {
 	}
 	slines := pyops.SplitLines(string(data), false)
 	var add []string
+	// file.prepend always searches ignoring whitespace, and not at all
+	// with header (it compares the file's first lines instead)
+	header := front && value.Truthy(c.Get("header"))
 	for _, chunk := range texts {
-		if searchChunk(string(data), chunk, c.Bool("ignore_whitespace")) {
+		if !header && searchChunk(string(data), chunk, front || c.Bool("ignore_whitespace")) {
 			continue
 		}
 		add = append(add, pyops.SplitLines(chunk, false)...)
@@ -449,6 +458,19 @@ func fileAppend(c *statemod.Call, front bool) (*value.Map, error) {
 			ret.Set("result", true)
 		}
 		return ret, nil
+	}
+	if header && len(add) > 0 {
+		// the first len(add) lines as they are, split again
+		var top []string
+		for i, l := range fileops.SplitLines(string(data)) {
+			if i == len(add) {
+				break
+			}
+			top = append(top, pyops.SplitLines(l, false)...)
+		}
+		if slices.Equal(top, add) {
+			add = nil
+		}
 	}
 	if len(add) > 0 {
 		var out string

@@ -24,18 +24,20 @@ func checkUser(u, g any, test bool) string {
 	if test {
 		return ""
 	}
-	var errs []string
+	// Salt ends the user message with a space even when no group message
+	// follows it; comments keep that space.
+	var err string
 	if value.Truthy(u) {
 		if _, ok := fileops.ResolveUID(u); !ok {
-			errs = append(errs, fmt.Sprintf("User %s is not available", value.Str(u)))
+			err += fmt.Sprintf("User %s is not available ", value.Str(u))
 		}
 	}
 	if value.Truthy(g) {
 		if _, ok := fileops.ResolveGID(g); !ok {
-			errs = append(errs, fmt.Sprintf("Group %s is not available", value.Str(g)))
+			err += fmt.Sprintf("Group %s is not available", value.Str(g))
 		}
 	}
-	return strings.Join(errs, " ")
+	return err
 }
 
 // dirModeFrom is managed's derived dir_mode: each non-zero digit of the

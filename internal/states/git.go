@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -77,6 +79,73 @@ func gitRun(u *gitUser, dir string, args ...string) (string, error) {
 		return strings.TrimSpace(out.String()), fmt.Errorf("%s", msg)
 	}
 	return strings.TrimSpace(out.String()), nil
+}
+
+// gitRunCombined is gitRun with stderr in the output too (git fetch
+// reports the refs it updated there).
+func gitRunCombined(u *gitUser, dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	if u != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: u.uid, Gid: u.gid}}
+		cmd.Env = append(cmd.Env, "HOME="+u.home)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		msg := strings.TrimSpace(string(out))
+		if msg == "" {
+			msg = err.Error()
+		}
+		return msg, fmt.Errorf("%s", msg)
+	}
+	return string(out), nil
+}
+
+// gitFetchUpdateRE matches a line of git fetch output naming an updated
+// or new ref (the lines Salt's git.fetch turns into its changes).
+var gitFetchUpdateRE = regexp.MustCompile(`(?m)^[\s*]*(?:[0-9a-f]+\.\.[0-9a-f]+|\[(?:new (?:tag|branch)|tag update)\])\s+.+->`)
+
+// gitHasRemoteRev is git.latest's has_remote_rev: whether the checkout
+// already holds the wanted remote revision, so that no fetch is needed.
+func gitHasRemoteRev(gu *gitUser, target, remote, rev, revType, localRev, remoteRev, desiredUpstream string) bool {
+	if remoteRev == "" {
+		return false
+	}
+	if revType == "sha1" && localRev != "" && strings.HasPrefix(localRev, remoteRev) {
+		return true
+	}
+	if _, err := gitRun(gu, target, "rev-parse", "--verify", "--quiet", remoteRev+"^{commit}"); err != nil {
+		return false
+	}
+	switch revType {
+	case "branch":
+		remotes, _ := gitRun(gu, target, "remote")
+		if !contains(strings.Split(remotes, "\n"), remote) {
+			return false
+		}
+		local, err := gitRun(gu, target, "rev-parse", "--verify", "--quiet", desiredUpstream)
+		return err == nil && local == remoteRev
+	case "tag":
+		tags, _ := gitRun(gu, target, "tag", "--list")
+		if !contains(strings.Split(tags, "\n"), rev) {
+			return false
+		}
+		local, err := gitRun(gu, target, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+		return err == nil && local == remoteRev
+	}
+	return revType == "sha1"
+}
+
+// pySetRepr is how Salt's JSON output prints a Python set of strings
+// (it falls back to repr): {'a', 'b'}. Salt's own order is the set's hash
+// order; brine's is sorted.
+func pySetRepr(items []string) string {
+	parts := make([]string, len(items))
+	for i, s := range items {
+		parts[i] = "'" + s + "'"
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 func shortSHA(s string) string {
@@ -238,10 +307,75 @@ func gitLatest(c *statemod.Call) (*value.Map, error) {
 			changes.Set("new", name+" => "+remote)
 			comments = append(comments, fmt.Sprintf("Remote '%s' changed from %s to %s", remote, url, name))
 		}
-		if out, err := gitRun(gu, target, "fetch", remote, "--tags", "--force"); err != nil {
-			return fail("Fetch failed. Set 'force_fetch' to True to force the fetch if the failure was due to not being able to fast-forward. Output of the fetch command follows:\n\n"+err.Error(), comments)
-		} else if out != "" || localRev != remoteRev {
-			comments = append(comments, name+" was fetched, resulting in updated refs")
+		hasRemoteRev := gitHasRemoteRev(gu, target, remote, rev, revType, localRev, remoteRev, desiredUpstream)
+		// Tags: a remote tag missing locally forces a fetch (changes
+		// new_tags, printed as Salt prints a Python set); with sync_tags a
+		// local tag gone from the remote is deleted.
+		if c.Bool("fetch_tags") {
+			localTags, _ := gitRun(gu, target, "tag", "--list")
+			remoteOut, _ := gitRun(gu, target, "ls-remote", "--tags", remote)
+			local, remoteTags := map[string]bool{}, map[string]bool{}
+			for _, t := range strings.Split(localTags, "\n") {
+				if t != "" {
+					local[t] = true
+				}
+			}
+			for _, l := range strings.Split(remoteOut, "\n") {
+				if _, ref, ok := strings.Cut(l, "\t"); ok && !strings.Contains(ref, "^{}") {
+					remoteTags[strings.TrimPrefix(ref, "refs/tags/")] = true
+				}
+			}
+			var newTags, deleted []string
+			for t := range remoteTags {
+				if !local[t] {
+					newTags = append(newTags, t)
+				}
+			}
+			for t := range local {
+				if !remoteTags[t] {
+					deleted = append(deleted, t)
+				}
+			}
+			sort.Strings(newTags)
+			sort.Strings(deleted)
+			if len(newTags) > 0 || len(deleted) > 0 {
+				hasRemoteRev = false
+			}
+			if len(newTags) > 0 {
+				changes.Set("new_tags", pySetRepr(newTags))
+			}
+			if c.Bool("sync_tags") && len(deleted) > 0 {
+				var gone []string
+				for _, t := range deleted {
+					if _, err := gitRun(gu, target, "tag", "-d", t); err == nil {
+						gone = append(gone, t)
+					}
+				}
+				if len(gone) > 0 {
+					l := value.NewList()
+					for _, t := range gone {
+						l.Append(t)
+					}
+					changes.Set("deleted_tags", l)
+					comments = append(comments, "The following tags were removed from the local checkout: "+strings.Join(gone, ", "))
+				}
+			}
+		}
+		if !hasRemoteRev {
+			fetch := []string{"fetch"}
+			if c.Bool("force_fetch") {
+				fetch = append(fetch, "--force")
+			}
+			fetch = append(fetch, remote)
+			if c.Bool("fetch_tags") {
+				fetch = append(fetch, fmt.Sprintf("refs/heads/%s:refs/remotes/%s/%s", c.Str("refspec_branch"), remote, c.Str("refspec_branch")),
+					fmt.Sprintf("+refs/tags/%s:refs/tags/%s", c.Str("refspec_tag"), c.Str("refspec_tag")))
+			}
+			if out, err := gitRunCombined(gu, target, fetch...); err != nil {
+				return fail("Fetch failed. Set 'force_fetch' to True to force the fetch if the failure was due to not being able to fast-forward. Output of the fetch command follows:\n\n"+err.Error(), comments)
+			} else if gitFetchUpdateRE.MatchString(out) {
+				comments = append(comments, name+" was fetched, resulting in updated refs")
+			}
 		}
 		if localRev != "" && remoteRev != "" {
 			_, err := gitRun(gu, target, "merge-base", "--is-ancestor", localRev, remoteRev)
@@ -252,8 +386,16 @@ func gitLatest(c *statemod.Call) (*value.Map, error) {
 			if localChanges {
 				why = "there are uncommitted changes"
 			}
-			return fail(fmt.Sprintf("Repository would be updated from %s to %s, but %s. Set 'force_reset' to True to force this update%s.",
-				shortSHA(localRev), shortSHA(remoteRev), why, map[bool]string{true: " and discard these changes", false: ""}[localChanges]), comments)
+			what := "to " + shortSHA(remoteRev)
+			orRemote, discard := "", ""
+			if localChanges {
+				orRemote, discard = " (or 'remote-changes')", " and discard these changes"
+				if shortSHA(localRev) != shortSHA(remoteRev) {
+					what = "from " + shortSHA(localRev) + " " + what
+				}
+			}
+			return fail(fmt.Sprintf("Repository would be updated %s, but %s. Set 'force_reset' to True%s to force this update%s.",
+				what, why, orRemote, discard), comments)
 		}
 		if revType == "branch" {
 			cur, _ := gitRun(gu, target, "rev-parse", "--abbrev-ref", "HEAD")
@@ -329,30 +471,80 @@ func gitLatest(c *statemod.Call) (*value.Map, error) {
 		ret.Set("comment", "Repository "+name+" would be cloned to "+target)
 		return ret, nil
 	}
+	// Salt clones the remote's default branch (only a shallow clone names
+	// rev), then resets that branch to the wanted revision and fixes its
+	// upstream: a tag or SHA1 leaves the default branch checked out at that
+	// commit with no upstream.
 	args := []string{"clone", "--origin", remote}
 	if depth > 0 {
-		args = append(args, "--depth", fmt.Sprint(depth))
-	}
-	if revType == "branch" || revType == "tag" {
-		args = append(args, "--branch", rev)
+		args = append(args, "--depth", fmt.Sprint(depth), "--branch", rev)
 	}
 	if _, err := gitRun(gu, "", append(args, name, target)...); err != nil {
 		return fail(fmt.Sprintf("Clone failed: %s", err), nil)
 	}
 	changes.Set("new", name+" => "+target)
 	comments = append(comments, name+" cloned to "+target)
-	if revType == "sha1" && rev != "HEAD" {
-		if _, err := gitRun(gu, target, "checkout", remoteRev); err != nil {
-			return fail(err.Error(), comments)
+	if remoteRev != "" {
+		if revType == "tag" {
+			tags, _ := gitRun(gu, target, "tag", "--list")
+			if !contains(strings.Split(tags, "\n"), rev) {
+				return fail(fmt.Sprintf("Revision '%s' does not exist in clone", rev), comments)
+			}
 		}
-		comments = append(comments, "Repository was reset to "+remoteLoc)
-	}
-	if b := c.Str("branch"); b != "" {
-		if cur, _ := gitRun(gu, target, "rev-parse", "--abbrev-ref", "HEAD"); cur != b {
-			if _, err := gitRun(gu, target, "checkout", "-B", b); err != nil {
+		localBranches := func() []string {
+			out, _ := gitRun(gu, target, "for-each-ref", "--format", "%(refname:short)", "refs/heads/")
+			return strings.Split(out, "\n")
+		}
+		branch := c.Str("branch")
+		if branch != "" && !contains(localBranches(), branch) {
+			start := rev
+			switch {
+			case rev == "HEAD":
+				start = remoteRev
+			case desiredUpstream != "":
+				start = desiredUpstream
+			}
+			if _, err := gitRun(gu, target, "checkout", "-b", branch, start); err != nil {
 				return fail(err.Error(), comments)
 			}
-			comments = append(comments, fmt.Sprintf("Branch '%s' checked out, with %s as a starting point", b, remoteLoc))
+			comments = append(comments, fmt.Sprintf("Branch '%s' checked out, with %s as a starting point", branch, remoteLoc))
+		}
+		localRev, _ := gitRun(gu, target, "rev-parse", "HEAD")
+		localBranch, _ := gitRun(gu, target, "rev-parse", "--abbrev-ref", "HEAD")
+		same := localRev == remoteRev
+		if revType == "sha1" {
+			same = strings.HasPrefix(localRev, remoteRev)
+		}
+		if !same {
+			if _, err := gitRun(gu, target, "reset", "--hard", remoteRev); err != nil {
+				return fail(err.Error(), comments)
+			}
+			comments = append(comments, "Repository was reset to "+remoteLoc)
+		}
+		upstream, err := gitRun(gu, target, "rev-parse", "--abbrev-ref", localBranch+"@{upstream}")
+		if err != nil {
+			upstream = ""
+		}
+		// desiredUpstream is "" for a tag or SHA1 (Salt's False) and for
+		// HEAD (Salt's None: whatever the clone set up is kept).
+		var branchOpts []string
+		action := ""
+		switch {
+		case upstream == "" && desiredUpstream != "":
+			action = "Tracking branch was set to " + desiredUpstream
+		case upstream != "" && desiredUpstream == "" && rev != "HEAD":
+			action, branchOpts = "Tracking branch was unset", []string{"--unset-upstream"}
+		case desiredUpstream != "" && upstream != desiredUpstream:
+			action = "Tracking branch was updated to " + desiredUpstream
+		}
+		if action != "" && branchOpts == nil && (branch == "" || contains(localBranches(), branch)) {
+			branchOpts = []string{"--set-upstream-to", desiredUpstream}
+		}
+		if branchOpts != nil {
+			if _, err := gitRun(gu, target, append([]string{"branch"}, branchOpts...)...); err != nil {
+				return fail(err.Error(), comments)
+			}
+			comments = append(comments, action)
 		}
 	}
 	if c.Bool("submodules") {

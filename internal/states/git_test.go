@@ -55,17 +55,22 @@ func TestGitLatest(t *testing.T) {
 	// A rewritten upstream is not a fast-forward: it needs force_reset.
 	git(t, up, "reset", "-q", "--hard", first)
 	third := commit(t, up, "c", "3")
+	// Without force_fetch the fetch itself is rejected (as in Salt).
 	ret = sysRun(t, ctx, "git.latest", value.MapOf("name", up, "target", target), false)
+	if str(ret, "result") != "False" || !strings.Contains(str(ret, "comment"), "Fetch failed. Set 'force_fetch' to True") {
+		t.Errorf("rejected fetch: %s", value.Repr(ret))
+	}
+	ret = sysRun(t, ctx, "git.latest", value.MapOf("name", up, "target", target, "force_fetch", true), false)
 	if str(ret, "result") != "False" || !strings.Contains(str(ret, "comment"), "not a fast-forward merge") {
 		t.Errorf("non fast-forward: %s", value.Repr(ret))
 	}
-	sysCase{"git.latest", value.MapOf("name", up, "target", target, "force_reset", true), true, up + " was fetched, resulting in updated refs. Repository was hard-reset to remote HEAD (" + third[:7] + ")."}.check(t, ctx)
+	sysCase{"git.latest", value.MapOf("name", up, "target", target, "force_reset", true, "force_fetch", true), true, "Repository was hard-reset to remote HEAD (" + third[:7] + ")"}.check(t, ctx)
 	// A branch and a tag.
 	git(t, up, "checkout", "-q", "-b", "dev")
 	dev := commit(t, up, "d", "4")
 	git(t, up, "checkout", "-q", "main")
 	git(t, up, "tag", "v1", first)
-	sysCase{"git.latest", value.MapOf("name", up, "target", target, "rev", "dev", "force_reset", true), true, up + " was fetched"}.check(t, ctx)
+	sysCase{"git.latest", value.MapOf("name", up, "target", target, "rev", "dev", "force_reset", true, "force_fetch", true), true, up + " was fetched"}.check(t, ctx)
 	if got := git(t, target, "rev-parse", "HEAD"); got != dev {
 		t.Errorf("dev checkout at %s, want %s", got, dev)
 	}

@@ -140,27 +140,44 @@ func (h *hostsFile) write() error {
 // mode (atomicfile.Write).
 func writeFileAtomic(path string, data []byte) error { return atomicfile.Write(path, data) }
 
-// rmAlias is hosts.rm_host on the parsed file.
-func (h *hostsFile) rmAlias(ip, alias string) {
-	e := h.get(ip)
-	if e == nil {
-		return
+// rmHostLine is hosts.rm_host: unlike adding, it edits the file in place.
+// Each line of ip loses alias and is rewritten as "ip\t\t" followed by
+// every remaining alias and a space (Salt keeps that trailing space), then
+// "# comment" when the line had one; a line left with no alias is dropped.
+// Other lines are kept byte for byte.
+func rmHostLine(path, ip, alias string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
 	}
-	var keep []string
-	for _, a := range e.aliases {
-		if a != alias {
-			keep = append(keep, a)
+	lines := strings.SplitAfter(string(data), "\n")
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
 		}
-	}
-	e.aliases = keep
-	if len(keep) == 0 {
-		for i, x := range h.entries {
-			if x == e {
-				h.entries = append(h.entries[:i:i], h.entries[i+1:]...)
-				break
+		info, comment, hasComment := strings.Cut(t, "#")
+		comment = strings.TrimLeft(comment, " \t\r\n\v\f")
+		comps := strings.Fields(info)
+		if len(comps) == 0 || comps[0] != ip {
+			continue
+		}
+		nl := ip + "\t\t"
+		for _, a := range comps[1:] {
+			if a != alias {
+				nl += a + " "
 			}
 		}
+		switch {
+		case strings.TrimSpace(nl) == ip:
+			lines[i] = ""
+		case hasComment && comment != "":
+			lines[i] = nl + "# " + comment + "\n"
+		default:
+			lines[i] = nl + "\n"
+		}
 	}
+	return atomicfile.Write(path, []byte(strings.Join(lines, "")))
 }
 
 func ipList(v any) []string {
@@ -284,21 +301,23 @@ func hostPresent(c *statemod.Call) (*value.Map, error) {
 		}
 		changesSub(ret, "comment_added", p.addr, p.v)
 	}
-	for _, p := range toRemove {
-		if c.Test {
-			ret.Set("result", nil)
-			comments = append(comments, "Host "+p.v+" ("+p.addr+") would be removed")
-		} else {
-			h.rmAlias(p.addr, p.v)
-			changed = true
-			comments = append(comments, "Removed host "+p.v+" ("+p.addr+")")
-		}
-		changesSub(ret, "removed", p.addr, p.v)
-	}
 	if changed {
 		if err := h.write(); err != nil {
 			return statemod.Ret(c.Get("name"), false, "Failed to write "+h.path+": "+err.Error()), nil
 		}
+	}
+	for _, p := range toRemove {
+		if c.Test {
+			ret.Set("result", nil)
+			comments = append(comments, "Host "+p.v+" ("+p.addr+") would be removed")
+		} else if err := rmHostLine(h.path, p.addr, p.v); err != nil {
+			ret.Set("result", false)
+			comments = append(comments, "Failed to remove host "+p.v+" ("+p.addr+")")
+			continue
+		} else {
+			comments = append(comments, "Removed host "+p.v+" ("+p.addr+")")
+		}
+		changesSub(ret, "removed", p.addr, p.v)
 	}
 	ret.Set("comment", strings.Join(comments, "\n"))
 	return ret, nil
@@ -312,7 +331,6 @@ func hostAbsent(c *statemod.Call) (*value.Map, error) {
 		return statemod.Ret(c.Get("name"), false, err.Error()), nil
 	}
 	var comments []string
-	changed := false
 	for _, ip := range ipList(c.Get("ip")) {
 		e := h.get(ip)
 		if e == nil || !contains(e.aliases, name) {
@@ -324,17 +342,14 @@ func hostAbsent(c *statemod.Call) (*value.Map, error) {
 			comments = append(comments, "Host "+name+" ("+ip+") needs to be removed")
 			continue
 		}
-		h.rmAlias(ip, name)
-		changed = true
+		if err := rmHostLine(h.path, ip, name); err != nil {
+			ret.Set("result", false)
+			comments = append(comments, "Failed to remove host")
+			continue
+		}
 		ret.Set("changes", value.MapOf("host", name))
 		ret.Set("result", true)
 		comments = append(comments, "Removed host "+name+" ("+ip+")")
-	}
-	if changed {
-		if err := h.write(); err != nil {
-			ret.Set("result", false)
-			comments = append(comments, "Failed to remove host")
-		}
 	}
 	ret.Set("comment", strings.Join(comments, "\n"))
 	return ret, nil

@@ -1,7 +1,8 @@
 package states
 
-// mysql_query.go is salt/states/mysql_query.py (run; run_file needs
-// mysql.file_query, which brine does not have).
+// mysql_query.go is salt/states/mysql_query.py: run, and run_file (a
+// file of statements through mysql.file_query), which share everything
+// but how the query is found and run.
 
 import (
 	"errors"
@@ -20,9 +21,45 @@ func init() {
 		Params: []statemod.Param{statemod.Req("name"), statemod.Req("database"), statemod.Req("query"), statemod.Opt("output", nil),
 			statemod.Opt("grain", nil), statemod.Opt("key", nil), statemod.Opt("overwrite", true), statemod.Opt("check_db_exists", true),
 			statemod.Opt("client_flags", nil)}})
+	statemod.Register(&statemod.Function{Name: "mysql_query.run_file", Run: myQueryRunFile, Kwargs: true,
+		Doc: "Run the statements of query_file (local or salt://) in a database, optionally storing the result in a file or a grain.",
+		Params: []statemod.Param{statemod.Req("name"), statemod.Req("database"), statemod.Opt("query_file", nil), statemod.Opt("output", nil),
+			statemod.Opt("grain", nil), statemod.Opt("key", nil), statemod.Opt("overwrite", true), statemod.Opt("saltenv", nil),
+			statemod.Opt("check_db_exists", true), statemod.Opt("client_flags", nil)}})
+}
+
+// myQuerySpec is what run and run_file do differently.
+type myQuerySpec struct {
+	// prepare runs before the database check: it returns a finished
+	// result, or the query to pass to fun.
+	prepare func(c *statemod.Call, ret *value.Map) (*value.Map, any, error)
+	// absent names the missing database in the comment.
+	absent func(c *statemod.Call) string
+	// fun is the execution function (mysql.query, mysql.file_query).
+	fun string
+	// falseFails: a False result ends the state as failed (run_file).
+	falseFails bool
+	// writeAll writes a result without rows (run: a key:value line each).
+	writeAll func(result *value.Map) (string, error)
 }
 
 func myQueryRun(c *statemod.Call) (*value.Map, error) {
+	return myQueryState(c, myQuerySpec{
+		prepare: func(c *statemod.Call, _ *value.Map) (*value.Map, any, error) { return nil, c.Get("query"), nil },
+		absent:  func(c *statemod.Call) string { return c.Name() },
+		fun:     "query",
+		writeAll: func(result *value.Map) (string, error) {
+			var b strings.Builder
+			result.Range(func(col, val any) bool {
+				b.WriteString(value.Str(col) + ":" + value.Str(val) + "\n")
+				return true
+			})
+			return b.String(), nil
+		},
+	})
+}
+
+func myQueryState(c *statemod.Call, spec myQuerySpec) (*value.Map, error) {
 	database := value.Str(c.Get("database"))
 	ret := statemod.Ret(c.Get("name"), true, "Database "+database+" is already present")
 	flags := c.Get("client_flags")
@@ -35,6 +72,10 @@ func myQueryRun(c *statemod.Call) (*value.Map, error) {
 		return ret, nil
 	}
 	call := func(fun string, args ...any) (any, error) { return myCall(c, fun, args, "client_flags", flags) }
+	done, query, err := spec.prepare(c, ret)
+	if done != nil || err != nil {
+		return done, err
+	}
 	if c.Bool("check_db_exists") {
 		ok, err := call("db_exists", c.Get("database"))
 		if err != nil {
@@ -47,7 +88,7 @@ func myQueryRun(c *statemod.Call) (*value.Map, error) {
 				return ret, nil
 			}
 			ret.Set("result", nil)
-			ret.Set("comment", "Database "+c.Name()+" is not present")
+			ret.Set("comment", "Database "+spec.absent(c)+" is not present")
 			return ret, nil
 		}
 	}
@@ -130,9 +171,13 @@ func myQueryRun(c *statemod.Call) (*value.Map, error) {
 	case c.Test:
 		return pending("Query would execute, not storing result")
 	}
-	qv, err := call("query", c.Get("database"), c.Get("query"))
+	qv, err := call(spec.fun, c.Get("database"), query)
 	if err != nil {
 		return nil, err
+	}
+	if spec.falseFails && qv == false {
+		ret.Set("result", false)
+		return ret, nil
 	}
 	result, ok := qv.(*value.Map)
 	if !ok {
@@ -146,9 +191,10 @@ func myQueryRun(c *statemod.Call) (*value.Map, error) {
 			line := value.NewMap(len(cols))
 			vals := seqItems(r)
 			for i, col := range cols {
-				if i < len(vals) {
-					line.Set(col, vals[i])
+				if i >= len(vals) {
+					return nil, fmt.Errorf("%s index out of range", pyTypeOf(r))
 				}
+				line.Set(col, vals[i])
 			}
 			mapped.Append(line)
 		}
@@ -175,30 +221,38 @@ func myQueryRun(c *statemod.Call) (*value.Map, error) {
 	case output != nil:
 		changes.Set("query", "Executed. Output into "+value.Str(output))
 		var b strings.Builder
+		var err error
 		if rows, has := result.Get("results"); has {
 			for _, r := range seqItems(rows) {
-				var err error
 				r.(*value.Map).Range(func(col, val any) bool {
+					cs, ok := col.(string)
+					if !ok {
+						err = fmt.Errorf(`can only concatenate %[1]s (not "str") to %[1]s`, pyTypeOf(col))
+						return false
+					}
 					s, ok := val.(string)
 					if !ok {
 						err = errors.New(`can only concatenate str (not "` + pyTypeName(val) + `") to str`)
 						return false
 					}
-					b.WriteString(value.Str(col) + ":" + s + "\n")
+					b.WriteString(cs + ":" + s + "\n")
 					return true
 				})
 				if err != nil {
-					return nil, err
+					break
 				}
 			}
 		} else {
-			result.Range(func(col, val any) bool {
-				b.WriteString(value.Str(col) + ":" + value.Str(val) + "\n")
-				return true
-			})
+			var s string
+			s, err = spec.writeAll(result)
+			b.WriteString(s)
 		}
-		if err := os.WriteFile(value.Str(output), []byte(b.String()), 0o666); err != nil {
-			return nil, execmod.Errorf("%s", err)
+		// Salt opens (truncates) the file before it writes.
+		if werr := os.WriteFile(value.Str(output), []byte(b.String()), 0o666); werr != nil {
+			return nil, execmod.Errorf("%s", werr)
+		}
+		if err != nil {
+			return nil, err
 		}
 	default:
 		changes.Set("query", "Executed")

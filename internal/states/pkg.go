@@ -547,7 +547,7 @@ func pkgInstalled(c *statemod.Call) (*value.Map, error) {
 		}
 		ret := statemod.Ret(name, true, msg)
 		if wantHold {
-			pkgApplyHold(c, ret, wants, value.Truthy(holdArg))
+			pkgApplyHold(c, ret, wants, value.Truthy(holdArg), false)
 		}
 		return ret, nil
 	}
@@ -662,7 +662,7 @@ func pkgInstalled(c *statemod.Call) (*value.Map, error) {
 	}
 	ret := value.MapOf("name", name, "changes", changes, "result", result, "comment", strings.Join(comment, "\n"))
 	if wantHold {
-		pkgApplyHold(c, ret, wants, value.Truthy(holdArg))
+		pkgApplyHold(c, ret, wants, value.Truthy(holdArg), true)
 	}
 	return ret, nil
 }
@@ -888,8 +888,11 @@ func pkgHold(c *statemod.Call, names []string, hold bool) ([]holdResult, error) 
 }
 
 // pkgApplyHold adds the hold/unhold outcome to an installed return as
-// Salt does after installing.
-func pkgApplyHold(c *statemod.Call, ret *value.Map, wants []pkgWant, hold bool) {
+// Salt does. Salt has two code paths: when nothing was to be installed
+// each hold comment follows ".\n" and a package's hold changes are the
+// hold's own {new, old}; after an install the comments are lines of the
+// summary and the hold changes extend the install's.
+func pkgApplyHold(c *statemod.Call, ret *value.Map, wants []pkgWant, hold, afterInstall bool) {
 	names := make([]string, len(wants))
 	for i, w := range wants {
 		names[i] = w.name
@@ -903,7 +906,10 @@ func pkgApplyHold(c *statemod.Call, ret *value.Map, wants []pkgWant, hold bool) 
 	}
 	changes, _ := getv(ret, "changes").(*value.Map)
 	for _, r := range res {
-		comment += ".\n" + r.comment
+		if !afterInstall {
+			continue
+		}
+		comment += "\n" + r.comment
 		if r.changes.Len() > 0 {
 			ch, ok := getv(changes, r.name).(*value.Map)
 			if !ok {
@@ -925,6 +931,31 @@ func pkgApplyHold(c *statemod.Call, ret *value.Map, wants []pkgWant, hold bool) 
 		}
 		if r.result != true || value.Truthy(getv(ret, "result")) {
 			ret.Set("result", r.result)
+		}
+	}
+	if !afterInstall {
+		// Salt walks the holds with changes, then those without changes
+		// that succeeded, then those whose result is falsy (None counts,
+		// so a test-mode hold is walked twice); each sets the result.
+		walk := func(r holdResult) {
+			comment += ".\n" + r.comment
+			ret.Set("result", r.result)
+		}
+		for _, r := range res {
+			if r.changes.Len() > 0 {
+				walk(r)
+				changes.Set(r.name, r.changes)
+			}
+		}
+		for _, r := range res {
+			if r.changes.Len() == 0 && value.Truthy(r.result) {
+				walk(r)
+			}
+		}
+		for _, r := range res {
+			if !value.Truthy(r.result) {
+				walk(r)
+			}
 		}
 	}
 	ret.Set("comment", comment)

@@ -11,7 +11,7 @@ import (
 )
 
 // saltutilSyncKinds are the kinds with a saltutil.sync_<kind> state
-// (sync_pillar is left out with its execution function).
+// (sync_pillar, which only masterless minions have, is in saltutil_pillar.go).
 var saltutilSyncKinds = []string{"beacons", "clouds", "engines", "executors", "grains", "log_handlers",
 	"matchers", "modules", "output", "outputters", "proxymodules", "renderers", "returners", "sdb",
 	"serializers", "states", "thorium", "utils"}

@@ -120,6 +120,15 @@ func initDelay(c *statemod.Call) {
 	}
 }
 
+// serviceOffline is Salt's _offline: the service module is
+// systemd_service in its offline mode (systemd installed, not PID 1, and
+// systemd_service not in disable_modules), where service.running and
+// service.dead do nothing.
+func serviceOffline(c *statemod.Call) bool {
+	v, err := c.Salt("service.offline", nil, nil)
+	return err == nil && value.Truthy(v)
+}
+
 func serviceRunDead(c *statemod.Call, run bool) (*value.Map, error) {
 	name := c.Name()
 	ret := statemod.Ret(c.Get("name"), true, "")
@@ -129,6 +138,9 @@ func serviceRunDead(c *statemod.Call, run bool) (*value.Map, error) {
 		return ret, nil
 	}
 	enable := enableArg(c)
+	if serviceOffline(c) {
+		return statemod.Ret(c.Get("name"), true, "Running in OFFLINE mode. Nothing to do"), nil
+	}
 	m := svcManager(c)
 	ctx := bg(c)
 	verb := "started"

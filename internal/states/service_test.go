@@ -3,6 +3,7 @@ package states_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -170,5 +171,37 @@ func TestServiceRunningSystemdCommands(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(rec.Lines(), "\n"), "systemd-run --scope systemctl start cron.service") {
 		t.Errorf("commands:\n%s", strings.Join(rec.Lines(), "\n"))
+	}
+}
+
+// TestServiceOffline: where the service module is systemd_service in its
+// offline mode (systemd installed but not PID 1), Salt's service.running
+// and service.dead do nothing; with systemd_service in disable_modules
+// (debian_service alone) they act.
+func TestServiceOffline(t *testing.T) {
+	if _, err := exec.LookPath("systemctl"); err != nil {
+		t.Skip("no systemctl here: service.offline is False")
+	}
+	for _, tc := range []struct {
+		fun      string
+		disabled bool
+		offline  bool
+	}{
+		{"service.running", false, true},
+		{"service.dead", false, true},
+		{"service.running", true, false},
+		{"service.dead", true, false},
+	} {
+		ctx := execmod.NewContext()
+		ctx.SetService("svcmgr", &svcmgr.Systemd{Runner: system.Exec{}, Offline: true})
+		if tc.disabled {
+			ctx.Opts.Set("disable_modules", value.NewList("systemd_service"))
+		}
+		ret := sysRun(t, ctx, tc.fun, value.MapOf("name", "brine-no-such-unit"), false)
+		got := str(ret, "comment") == "Running in OFFLINE mode. Nothing to do" && str(ret, "result") == "True" &&
+			value.Repr(getOr(ret, "changes")) == "{}"
+		if got != tc.offline {
+			t.Errorf("%s (systemd_service disabled %v): %s", tc.fun, tc.disabled, value.Repr(ret))
+		}
 	}
 }

@@ -169,7 +169,7 @@ func sshAuthPresent(c *statemod.Call) (*value.Map, error) {
 		os.Chown(dir, uid, gid)
 	}
 	isNew := !exists(path)
-	if err := writeFileAtomic(path, []byte(strings.Join(lines, ""))); err != nil {
+	if err := writeInPlace(path, []byte(strings.Join(lines, ""))); err != nil {
 		ret.Set("result", false)
 		ret.Set("comment", "Failed to add the ssh key. Is the home directory available, and/or does the key file exist?")
 		return ret, nil
@@ -208,9 +208,10 @@ func sshAuthAbsent(c *statemod.Call) (*value.Map, error) {
 		}
 		return ret, nil
 	}
+	// A missing file holds no keys: Salt's ssh.rm_auth_key says "Key not
+	// present" before it ever opens the file.
 	if !found {
-		ret.Set("result", false)
-		ret.Set("comment", "User authorized keys file not present")
+		ret.Set("comment", "Key not present")
 		return ret, nil
 	}
 	var keep []string
@@ -226,7 +227,7 @@ func sshAuthAbsent(c *statemod.Call) (*value.Map, error) {
 		ret.Set("comment", "Key not present")
 		return ret, nil
 	}
-	if err := writeFileAtomic(path, []byte(strings.Join(keep, ""))); err != nil {
+	if err := writeInPlace(path, []byte(strings.Join(keep, ""))); err != nil {
 		ret.Set("result", false)
 		ret.Set("comment", err.Error())
 		return ret, nil
@@ -234,4 +235,11 @@ func sshAuthAbsent(c *statemod.Call) (*value.Map, error) {
 	ret.Set("comment", "Key removed")
 	getv(ret, "changes").(*value.Map).Set(k.Key, "Removed")
 	return ret, nil
+}
+
+// writeInPlace rewrites an existing file through its own inode, as Salt's
+// ssh module does (open with "w"), so the owner and mode stay what they
+// were; a new file gets 0600 before the caller chowns it.
+func writeInPlace(path string, data []byte) error {
+	return os.WriteFile(path, data, 0o600)
 }

@@ -5,6 +5,7 @@ package states
 // configuration file and applied to the running kernel.
 
 import (
+	"os"
 	"strings"
 
 	"brine/internal/statemod"
@@ -41,10 +42,11 @@ func init() {
 // sysctlShow is sysctl.show(config_file): the keys set in the file (nil
 // when it cannot be read).
 func sysctlShow(path string) map[string]string {
-	pairs, ok, err := sysctl.ShowFile(path)
-	if !ok || err != nil {
+	pairs, _, err := sysctl.ShowFile(path)
+	if err != nil {
 		return nil
 	}
+	// A missing file is an empty configuration, not a failure.
 	out := map[string]string{}
 	for _, p := range pairs {
 		out[p.Key] = p.Value
@@ -68,7 +70,12 @@ func sysctlPresent(c *statemod.Call) (*value.Map, error) {
 			ret.Set("comment", "Sysctl option "+name+" might be changed, we failed to check config file at "+config+". The file is either unreadable, or missing.")
 			return ret, nil
 		}
-		current, _ := sys.Get(name)
+		current, ok := sys.Get(name)
+		if p, isProc := sys.(ProcSysctl); isProc && !ok {
+			// Salt's sysctl.get returns sysctl(8)'s error text for an
+			// unknown key, which counts as a current value.
+			current = "sysctl: cannot stat " + p.Path(name) + ": No such file or directory"
+		}
 		_, inConfig := configured[name]
 		switch {
 		case current != "" && inConfig:
@@ -93,7 +100,15 @@ func sysctlPresent(c *statemod.Call) (*value.Map, error) {
 		ret.Set("comment", "Sysctl option "+name+" would be changed to "+val)
 		return ret, nil
 	}
-	status, err := sysctl.Persist(sysctl.KernelGet(sys), sys.Set, name, val, config)
+	set := func(n, v string) error {
+		if p, isProc := sys.(ProcSysctl); isProc {
+			if _, err := os.Stat(p.Path(n)); err != nil {
+				return &sysctl.Error{Msg: "sysctl " + n + " does not exist"}
+			}
+		}
+		return sys.Set(n, v)
+	}
+	status, err := sysctl.Persist(sysctl.KernelGet(sys), set, name, val, config)
 	if err != nil {
 		ret.Set("result", false)
 		ret.Set("comment", "Failed to set "+name+" to "+val+": "+err.Error())

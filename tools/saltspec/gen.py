@@ -46,7 +46,13 @@ How names are found, as Salt's loader (salt/loader/lazy.py) does it:
     of functions imported from other salt.modules/salt.states files,
     alias_function(f, "name") copies;
     __load__ or __all__ (a literal list) restrict them; names starting with
-    "_" are private (except __call__); __func_alias__ renames.
+    "_" are private (except __call__); __func_alias__ renames;
+  * a def decorated with @depends("name") (salt.utils.decorators.depends)
+    whose name is bound nowhere at the module's top level, without a
+    fallback_function or a retcode check, is left out: Salt's loader
+    unloads it on every machine (test.missing_func). Dependencies that
+    may or may not be met (an import in a try block, a HAS_X flag) keep
+    the function.
 """
 
 import argparse
@@ -173,6 +179,44 @@ def is_copy_call(node):
     return name in ("namespaced_function", "alias_function")
 
 
+def bound_names(st):
+    """The names a top-level statement binds (not descending into blocks:
+    walk_level yields their statements too)."""
+    out = set()
+
+    def targets(t):
+        if isinstance(t, ast.Name):
+            out.add(t.id)
+        elif isinstance(t, (ast.Tuple, ast.List)):
+            for e in t.elts:
+                targets(e)
+        elif isinstance(t, ast.Starred):
+            targets(t.value)
+
+    if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        out.add(st.name)
+    elif isinstance(st, ast.Import):
+        for al in st.names:
+            out.add(al.asname or al.name.split(".")[0])
+    elif isinstance(st, ast.ImportFrom):
+        for al in st.names:
+            out.add(al.asname or al.name)
+    elif isinstance(st, ast.Assign):
+        for t in st.targets:
+            targets(t)
+    elif isinstance(st, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+        targets(st.target)
+    elif isinstance(st, (ast.With, ast.AsyncWith)):
+        for it in st.items:
+            if it.optional_vars is not None:
+                targets(it.optional_vars)
+    elif isinstance(st, ast.Try) or type(st).__name__ == "TryStar":
+        for h in st.handlers:
+            if h.name:
+                out.add(h.name)
+    return out
+
+
 class SourceFile:
     """One parsed salt/modules or salt/states file."""
 
@@ -192,10 +236,12 @@ class SourceFile:
         self.binds = []  # (python name, local function name)
         self.namespaced = []  # (python name, source module dotted, function)
         self.imports = {}  # local name -> (dotted module, name)
+        self.bound = set()  # every name bound at the top level
         self._scan()
 
     def _scan(self):
         for st in walk_level(self.tree.body):
+            self.bound |= bound_names(st)
             if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.defs.setdefault(st.name, []).append(st)
                 if st.name == "__virtual__" and self.virtualname is None:
@@ -262,6 +308,23 @@ class SourceFile:
     def sig(self, node):
         return signature(node, self.find)
 
+    def never_loaded(self, fn):
+        """True when a @depends decorator of fn names a global the module
+        never binds, with nothing to fall back on (see the module doc)."""
+        for d in fn.decorator_list:
+            if not isinstance(d, ast.Call):
+                continue
+            f = d.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+            if name != "depends":
+                continue
+            if any(k.arg in ("fallback_function", "retcode", "nonzero_retcode") for k in d.keywords):
+                continue
+            for a in d.args:
+                if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value not in self.bound:
+                    return True
+        return False
+
     def names(self):
         if self.virtualname is not None:
             first = self.virtualname
@@ -280,7 +343,9 @@ def functions(sf, resolve):
     """public name -> [variant] of one source file."""
     found = {}  # python name -> [variant]
     for pyname, nodes in sf.defs.items():
-        found[pyname] = [sf.sig(n) for n in nodes]
+        loaded = [n for n in nodes if not sf.never_loaded(n)]
+        if loaded:
+            found[pyname] = [sf.sig(n) for n in loaded]
     for pyname, local in sf.binds:
         if local in sf.defs and pyname not in sf.defs:
             found[pyname] = [sf.sig(n) for n in sf.defs[local]]

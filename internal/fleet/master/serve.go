@@ -39,6 +39,11 @@ func (m *Master) handlers() map[string]handler {
 		proto.ReqMine:        m.handleMine,        // mine.go
 		proto.ReqSchedReturn: m.handleSchedReturn, // schedret.go
 		proto.ReqPush:        m.handlePush,        // cp.go
+
+		proto.ReqPeerPub:    m.handlePeerPub, // peer.go
+		proto.ReqPeerRet:    m.handlePeerRet,
+		proto.ReqPeerRun:    m.handlePeerRun,
+		proto.ReqRevokeAuth: m.handleRevokeAuth,
 	}
 }
 

@@ -213,7 +213,8 @@ func (s *Session) Attach(ctx *execmod.Context, syncFiles, freshPillar bool) erro
 	ctx.SetService("pillar", remotePillar{s: s, local: pillar.Service{Renderers: pillar.Renderers{Salt: ctx.Callable, Services: map[string]any{"execmod": ctx}}}})
 	ctx.SetService("event", eventService{s: s})
 	ctx.SetService(cpPushService, pushService{s: s})
-	ctx.SetService("mine", mineService{s: s}) // mine.go
+	ctx.SetService("mine", mineService{s: s})          // mine.go
+	ctx.SetService(peerServiceName, peerService{s: s}) // peer.go
 	if freshPillar {
 		p, err := s.Pillar(ctx.Saltenv, ctx.Pillarenv, nil)
 		if err != nil {

@@ -519,7 +519,7 @@ func (c Cmd) Write(name, content string) error {
 		return err
 	}
 	if res.Code != 0 {
-		return fmt.Errorf("%s", res.Stderr)
+		return fmt.Errorf("%s", strings.TrimRight(res.Stderr, " \t\r\n\v\f")) // cmd.run_all rstrips
 	}
 	return nil
 }

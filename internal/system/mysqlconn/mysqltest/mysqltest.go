@@ -8,6 +8,7 @@ package mysqltest
 
 import (
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -24,10 +25,25 @@ import (
 type Server struct {
 	Socket string
 	Dir    string
+	// Port is the loopback TCP port of a server started with TCP.
+	Port int
+}
+
+// Options are the settings of a server that takes part in replication.
+type Options struct {
+	TCP      bool // listen on a free loopback port too
+	ServerID int  // server_id, when not 0
+	LogBin   bool // write a binary log
 }
 
 // Start starts a server for t; it skips t when MariaDB is not installed.
 func Start(t testing.TB) *Server {
+	t.Helper()
+	return StartWith(t, Options{})
+}
+
+// StartWith starts a server with the options o.
+func StartWith(t testing.TB, o Options) *Server {
 	t.Helper()
 	daemon, err := exec.LookPath("mariadbd")
 	if err != nil {
@@ -82,8 +98,27 @@ func Start(t testing.TB) *Server {
 		t.Fatalf("mariadb-install-db: %v\n%s", err, out)
 	}
 	logPath := filepath.Join(dir, "error.log")
-	args = append([]string{"--no-defaults", "--datadir=" + data, "--socket=" + sock, "--skip-networking",
-		"--pid-file=" + filepath.Join(dir, "pid"), "--log-error=" + logPath, "--tmpdir=" + tmp, "--innodb-buffer-pool-size=16M"}, userArg...)
+	args = []string{"--no-defaults", "--datadir=" + data, "--socket=" + sock,
+		"--pid-file=" + filepath.Join(dir, "pid"), "--log-error=" + logPath, "--tmpdir=" + tmp, "--innodb-buffer-pool-size=16M"}
+	port := 0
+	if o.TCP {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port = l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		args = append(args, "--bind-address=127.0.0.1", "--port="+strconv.Itoa(port))
+	} else {
+		args = append(args, "--skip-networking")
+	}
+	if o.ServerID != 0 {
+		args = append(args, "--server-id="+strconv.Itoa(o.ServerID))
+	}
+	if o.LogBin {
+		args = append(args, "--log-bin="+filepath.Join(data, "binlog"))
+	}
+	args = append(args, userArg...)
 	srv := exec.Command(daemon, args...)
 	srv.Dir = dir
 	srv.Env = env
@@ -102,7 +137,7 @@ func Start(t testing.TB) *Server {
 			<-exited
 		}
 	})
-	s := &Server{Socket: sock, Dir: dir}
+	s := &Server{Socket: sock, Dir: dir, Port: port}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		c, err := s.Connect()

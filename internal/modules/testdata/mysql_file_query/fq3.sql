@@ -1,0 +1,2 @@
+INSERT INTO t1 VALUES (6, 'f');
+SELEC 1;

@@ -1,0 +1,2 @@
+-- nothing to run
+/* at all */

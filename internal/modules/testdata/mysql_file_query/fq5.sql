@@ -1,0 +1,1 @@
+SELECT id, name FROM t1 ORDER BY id;

@@ -1,0 +1,4 @@
+INSERT INTO t1 VALUES (5, 'e');
+SELECT name
+FROM t1;
+INSERT INTO t1 VALUES (6, 'f');

@@ -137,6 +137,24 @@ func beaconSave(c *statemod.Call, comments []string) ([]string, error) {
 	return append(comments, fmt.Sprintf("Beacon %s saved", name)), nil
 }
 
+// beaconChange calls fun (beacons.add, delete, enable_beacon...) for the
+// state: in test mode its comment is the state's line; for real a failed
+// result becomes the state's return (stop), else done is the line.
+func beaconChange(c *statemod.Call, ret *value.Map, fun string, kwargs *value.Map, done string, args ...any) (line string, stop *value.Map, err error) {
+	res, err := beaconCall(c, fun, args, kwargs)
+	if err != nil {
+		return "", nil, err
+	}
+	if c.Test {
+		line, err := beaconComment(res)
+		return line, nil, err
+	}
+	if r, failed, err := beaconFailed(ret, res); err != nil || failed {
+		return "", r, err
+	}
+	return done, nil, nil
+}
+
 func beaconRet(c *statemod.Call) *value.Map {
 	return value.MapOf("name", c.Get("name"), "result", true, "changes", value.NewMap(0), "comment", "")
 }
@@ -199,22 +217,11 @@ func beaconPresent(c *statemod.Call) (*value.Map, error) {
 			}
 		}
 	} else {
-		res, err := beaconCall(c, "beacons.add", []any{c.Get("name"), data}, kwargs)
-		if err != nil {
-			return nil, err
+		line, stop, err := beaconChange(c, ret, "beacons.add", kwargs, fmt.Sprintf("Adding %s to beacons", name), c.Get("name"), data)
+		if err != nil || stop != nil {
+			return stop, err
 		}
-		if c.Test {
-			cmt, err := beaconComment(res)
-			if err != nil {
-				return nil, err
-			}
-			comments = append(comments, cmt)
-		} else {
-			if r, failed, err := beaconFailed(ret, res); err != nil || failed {
-				return r, err
-			}
-			comments = append(comments, fmt.Sprintf("Adding %s to beacons", name))
-		}
+		comments = append(comments, line)
 	}
 	if comments, err = beaconSave(c, comments); err != nil {
 		return nil, err
@@ -236,22 +243,11 @@ func beaconAbsent(c *statemod.Call) (*value.Map, error) {
 		if c.Test {
 			kwargs.Set("test", true)
 		}
-		res, err := beaconCall(c, "beacons.delete", []any{c.Get("name")}, kwargs)
-		if err != nil {
-			return nil, err
+		line, stop, err := beaconChange(c, ret, "beacons.delete", kwargs, fmt.Sprintf("Removed %s from beacons", name), c.Get("name"))
+		if err != nil || stop != nil {
+			return stop, err
 		}
-		if c.Test {
-			cmt, err := beaconComment(res)
-			if err != nil {
-				return nil, err
-			}
-			comments = append(comments, cmt)
-		} else {
-			if r, failed, err := beaconFailed(ret, res); err != nil || failed {
-				return r, err
-			}
-			comments = append(comments, fmt.Sprintf("Removed %s from beacons", name))
-		}
+		comments = append(comments, line)
 	} else {
 		comments = append(comments, fmt.Sprintf("%s not configured in beacons", name))
 	}
@@ -281,22 +277,11 @@ func beaconToggle(fun, done, missing string) statemod.Func {
 		if c.Test {
 			kwargs.Set("test", true)
 		}
-		res, err := beaconCall(c, fun, []any{c.Get("name")}, kwargs)
-		if err != nil {
-			return nil, err
+		line, stop, err := beaconChange(c, ret, fun, kwargs, fmt.Sprintf(done, name), c.Get("name"))
+		if err != nil || stop != nil {
+			return stop, err
 		}
-		if c.Test {
-			cmt, err := beaconComment(res)
-			if err != nil {
-				return nil, err
-			}
-			ret.Set("comment", cmt)
-			return ret, nil
-		}
-		if r, failed, err := beaconFailed(ret, res); err != nil || failed {
-			return r, err
-		}
-		ret.Set("comment", fmt.Sprintf(done, name))
+		ret.Set("comment", line)
 		return ret, nil
 	}
 }

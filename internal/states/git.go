@@ -60,8 +60,8 @@ func lookupGitUser(name string) (*gitUser, error) {
 	return &gitUser{uint32(uid), uint32(gid), u.HomeDir}, nil
 }
 
-// gitRun runs git in dir (as u when set) and returns its trimmed stdout.
-func gitRun(u *gitUser, dir string, args ...string) (string, error) {
+// gitCmd is git with args in dir, run as u when set, never prompting.
+func gitCmd(u *gitUser, dir string, args ...string) *exec.Cmd {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
@@ -69,6 +69,12 @@ func gitRun(u *gitUser, dir string, args ...string) (string, error) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: u.uid, Gid: u.gid}}
 		cmd.Env = append(cmd.Env, "HOME="+u.home)
 	}
+	return cmd
+}
+
+// gitRun runs git in dir (as u when set) and returns its trimmed stdout.
+func gitRun(u *gitUser, dir string, args ...string) (string, error) {
+	cmd := gitCmd(u, dir, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -84,14 +90,7 @@ func gitRun(u *gitUser, dir string, args ...string) (string, error) {
 // gitRunCombined is gitRun with stderr in the output too (git fetch
 // reports the refs it updated there).
 func gitRunCombined(u *gitUser, dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
-	if u != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: u.uid, Gid: u.gid}}
-		cmd.Env = append(cmd.Env, "HOME="+u.home)
-	}
-	out, err := cmd.CombinedOutput()
+	out, err := gitCmd(u, dir, args...).CombinedOutput()
 	if err != nil {
 		msg := strings.TrimSpace(string(out))
 		if msg == "" {

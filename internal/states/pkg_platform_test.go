@@ -17,19 +17,7 @@ import (
 // testdata/platform_states/salt.json (written by record.sh there).
 func platformGolden(t *testing.T, key string) string {
 	t.Helper()
-	data, err := os.ReadFile("testdata/platform_states/salt.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	all, err := value.FromJSON(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, ok := all.(*value.Map).Get(key)
-	if !ok {
-		t.Fatalf("no golden %s", key)
-	}
-	return value.ToJSON(v, value.JSONOptions{Indent: -1})
+	return goldenJSON(t, "testdata/platform_states/salt.json", key)
 }
 
 // TestPlatformStatesGolden runs, on this Debian machine, the state

@@ -19,7 +19,14 @@ import (
 // state.single, the timing keys dropped), as JSON with {base} replaced.
 func smallGolden(t *testing.T, key, base string) string {
 	t.Helper()
-	data, err := os.ReadFile("testdata/salt3006_small_states.json")
+	return strings.ReplaceAll(goldenJSON(t, "testdata/salt3006_small_states.json", key), "{base}", base)
+}
+
+// goldenJSON returns the entry key of the JSON mapping in file (Salt's
+// recorded returns), as compact JSON.
+func goldenJSON(t *testing.T, file, key string) string {
+	t.Helper()
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,9 +36,9 @@ func smallGolden(t *testing.T, key, base string) string {
 	}
 	v, ok := all.(*value.Map).Get(key)
 	if !ok {
-		t.Fatalf("no golden %s", key)
+		t.Fatalf("no golden %s in %s", key, file)
 	}
-	return strings.ReplaceAll(value.ToJSON(v, value.JSONOptions{Indent: -1}), "{base}", base)
+	return value.ToJSON(v, value.JSONOptions{Indent: -1})
 }
 
 // stateJSON is a state return without the keys the runtime adds.

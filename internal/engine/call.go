@@ -49,7 +49,12 @@ func (r *runner) verifyData(low *value.Map) []string {
 	reason := fmt.Sprintf("'%s' is not available.", full)
 	if ok && f.Virtual != nil {
 		if why := f.Virtual(); why != "" {
-			ok, reason = false, fmt.Sprintf("'%s' __virtual__ returned False: %s", f.Module(), why)
+			ok = false
+			// a module whose file is named otherwise than the module
+			// gives Salt's plain line as its reason (see debconf)
+			if why != reason {
+				reason = fmt.Sprintf("'%s' __virtual__ returned False: %s", f.Module(), why)
+			}
 		}
 	}
 	if !ok {

@@ -9,10 +9,18 @@ import "fmt"
 type UnavailableError struct {
 	Module string
 	Reason string
+	// Function, when set, is the function called: Salt keys the reasons
+	// by module file name, so for a module whose file is named otherwise
+	// (debconfmod.py is "debconf") it only says the function is not
+	// available.
+	Function string
 }
 
 // Error is Salt's missing_fun_string for a module left out by __virtual__.
 func (e *UnavailableError) Error() string {
+	if e.Function != "" {
+		return fmt.Sprintf("'%s' is not available.", e.Function)
+	}
 	if e.Reason == "" {
 		return fmt.Sprintf("'%s' __virtual__ returned False", e.Module)
 	}

@@ -1,15 +1,12 @@
 package modules
 
 // debconf.go is salt/modules/debconfmod.py: debconf answers read with
-// debconf-get-selections (or, without debconf-utils, from debconf's
-// database files, which is what that script reads) and set with
-// debconf-set-selections (internal/system/debconf, shared with
-// debconf.set).
+// debconf-get-selections and set with debconf-set-selections. Like Salt's
+// module it is there only on Debian-family systems with debconf-utils
+// (which provides debconf-get-selections) installed.
 
 import (
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"brine/internal/execmod"
@@ -18,17 +15,27 @@ import (
 )
 
 func init() {
-	execmod.Register("debconf.get_selections", debconfGetSelections, "Return every debconf answer as {package: [[question, type, value], ...]} (fetchempty=False drops empty ones).")
-	execmod.Register("debconf.show", debconfShow, "Return the debconf answers of a package as [[question, type, value], ...], or None.")
-	execmod.Register("debconf.set", debconfSet, "Set the answer of a debconf question of a package (debconf-set-selections); True.")
-	execmod.Register("debconf.set_file", debconfSetFile, "Set debconf answers from a file (salt:// or local) with debconf-set-selections; False when it cannot be cached.")
-	execmod.Register("debconf.set_template", debconfSetTemplate, "Render a template of debconf answers (cp.get_template) and set them as set_file does.")
+	reg := func(name string, f execmod.Func, doc string) { execmod.Register(name, debconfAvailable(name, f), doc) }
+	reg("debconf.get_selections", debconfGetSelections, "Return every debconf answer as {package: [[question, type, value], ...]} (fetchempty=False drops empty ones).")
+	reg("debconf.show", debconfShow, "Return the debconf answers of a package as [[question, type, value], ...], or None.")
+	reg("debconf.set", debconfSet, "Set the answer of a debconf question of a package (debconf-set-selections); True.")
+	reg("debconf.set_file", debconfSetFile, "Set debconf answers from a file (salt:// or local) with debconf-set-selections; False when it cannot be cached.")
+	reg("debconf.set_template", debconfSetTemplate, "Render a template of debconf answers (cp.get_template) and set them as set_file does.")
+}
+
+// debconfAvailable is the module's __virtual__: Debian family and
+// debconf-get-selections in the path. Salt keys its reason under the file
+// name (debconfmod), so a call only says the function is not available.
+func debconfAvailable(name string, f execmod.Func) execmod.Func {
+	return func(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error) {
+		if fam := execmod.String(ctxGrain(ctx, "os_family")); (fam != "" && fam != "Debian") || !hasCmd("debconf-get-selections") {
+			return nil, &execmod.UnavailableError{Module: "debconf", Function: name}
+		}
+		return f(ctx, args, kwargs)
+	}
 }
 
 func debconfSelections(ctx *execmod.Context) ([]debconf.Selection, error) {
-	if _, err := exec.LookPath("debconf-get-selections"); err != nil {
-		return debconf.FromDB(filepath.Join("/", sysRoot(ctx), "/var/cache/debconf")), nil
-	}
 	out, err := ctx.Call("cmd.run_stdout", []any{"debconf-get-selections"}, nil)
 	if err != nil {
 		return nil, err

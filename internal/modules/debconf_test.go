@@ -1,12 +1,14 @@
 package modules
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"brine/internal/execmod"
 	"brine/internal/system/debconf"
 	"brine/internal/value"
 )
@@ -14,8 +16,8 @@ import (
 // TestDebconfReal sets answers of a made-up package in the real debconf
 // database and purges them at the end.
 func TestDebconfReal(t *testing.T) {
-	if _, err := exec.LookPath("debconf-set-selections"); err != nil {
-		t.Skip("debconf is not installed")
+	if _, err := exec.LookPath("debconf-get-selections"); err != nil {
+		t.Skip("debconf-utils is not installed")
 	}
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to write the debconf database")
@@ -50,6 +52,21 @@ func TestDebconfReal(t *testing.T) {
 	all := call(t, ctx, "debconf.get_selections", []any{false}).(*value.Map)
 	if l, ok := all.GetString(pkg); !ok || l.(*value.List).Len() != 3 {
 		t.Errorf("get_selections[%s] = %v", pkg, value.Repr(l))
+	}
+}
+
+// TestDebconfUnavailable: without debconf-get-selections (debconf-utils)
+// Salt leaves the module out, and salt-call only says the function is not
+// available (recorded from Salt 3006 on Debian 12).
+func TestDebconfUnavailable(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	ctx := testContext()
+	for _, fun := range []string{"debconf.show", "debconf.get_selections", "debconf.set", "debconf.set_file", "debconf.set_template"} {
+		_, err := ctx.Call(fun, []any{"x"}, nil)
+		var un *execmod.UnavailableError
+		if !errors.As(err, &un) || err.Error() != "'"+fun+"' is not available." {
+			t.Errorf("%s: %v", fun, err)
+		}
 	}
 }
 

@@ -142,7 +142,15 @@ func sysListModules(ctx *execmod.Context, args []any, _ *value.Map) (any, error)
 }
 
 func sysListStateFunctions(_ *execmod.Context, args []any, _ *value.Map) (any, error) {
-	return strList(sysSelect(statemod.Default.Names(), args)), nil
+	var loaded []string
+	for _, n := range statemod.Default.Names() {
+		// a state module its __virtual__ leaves out is not loaded
+		if f, ok := statemod.Default.Lookup(n); ok && f.Virtual != nil && f.Virtual() != "" {
+			continue
+		}
+		loaded = append(loaded, n)
+	}
+	return strList(sysSelect(loaded, args)), nil
 }
 
 func sysListStateModules(_ *execmod.Context, args []any, _ *value.Map) (any, error) {

@@ -16,7 +16,20 @@ import (
 func init() {
 	statemod.Register(&statemod.Function{Name: "debconf.set",
 		Params: []statemod.Param{statemod.Req("name"), statemod.Req("data")}, Kwargs: true,
-		Doc: "Set debconf answers for a package.", Run: debconfSet})
+		Doc: "Set debconf answers for a package.", Run: debconfSet, Virtual: debconfVirtual("debconf.set")})
+}
+
+// debconfVirtual is the state module's __virtual__ for function full: it
+// needs the debconf execution module, which needs debconf-get-selections
+// (debconf-utils). Salt's loader then has no reason to give (the module's
+// file is debconfmod.py), only its plain missing-function line.
+func debconfVirtual(full string) func() string {
+	return func() string {
+		if _, err := exec.LookPath("debconf-get-selections"); err != nil {
+			return "'" + full + "' is not available."
+		}
+		return ""
+	}
 }
 
 // debconfShow is debconf.show: the [question, type, value] triples owned

@@ -13,9 +13,10 @@ func init() {
 	statemod.Register(&statemod.Function{Name: "debconf.set_file",
 		Params: []statemod.Param{statemod.Req("name"), statemod.Req("source"), statemod.Opt("template", nil),
 			statemod.Opt("context", nil), statemod.Opt("defaults", nil)},
-		Kwargs: true,
-		Doc:    "Set debconf answers from a file (source), rendered first when template is given.",
-		Run:    debconfSetFileState})
+		Kwargs:  true,
+		Doc:     "Set debconf answers from a file (source), rendered first when template is given.",
+		Run:     debconfSetFileState,
+		Virtual: debconfVirtual("debconf.set_file")})
 }
 
 func debconfSetFileState(c *statemod.Call) (*value.Map, error) {

@@ -3,61 +3,10 @@ package states_test
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"brine/internal/states"
 	"brine/internal/value"
 )
-
-func TestPkgrepoApt(t *testing.T) {
-	root, ctx := fakeRoot(t)
-	ctx.Grains.Set("os_family", "Debian")
-	f := newFakePkg()
-	ctx.SetService("pkgmgr", f)
-	os.MkdirAll(filepath.Join(root, "etc/apt/sources.list.d"), 0o755)
-	os.WriteFile(filepath.Join(root, "etc/apt/sources.list"), []byte("deb http://deb.debian.org/debian bookworm main\n"), 0o644)
-	line := "deb [signed-by=/etc/apt/keyrings/brine.asc] https://repo.example.com/apt bookworm main"
-	file := "/etc/apt/sources.list.d/brine.list"
-	key := "-----BEGIN PGP PUBLIC KEY BLOCK-----\nxyz\n-----END PGP PUBLIC KEY BLOCK-----\n"
-	ret := sysCase{"pkgrepo.managed", value.MapOf("name", line, "file", file, "key_text", key), true, "Configured package repo '" + line + "'"}.check(t, ctx)
-	if value.Repr(getMap(ret, "changes")) != "{'repo': '"+line+"'}" {
-		t.Errorf("changes %s", value.Repr(getMap(ret, "changes")))
-	}
-	if b, _ := os.ReadFile(filepath.Join(root, file)); string(b) != line+"\n" {
-		t.Errorf("list file %q", b)
-	}
-	if b, _ := os.ReadFile(filepath.Join(root, "etc/apt/keyrings/brine.asc")); string(b) != key {
-		t.Errorf("keyring %q", b)
-	}
-	// Adding a component changes the line in place.
-	ret = sysCase{"pkgrepo.managed", value.MapOf("name", line+" contrib", "file", file), true, "Configured package repo"}.check(t, ctx)
-	if !strings.Contains(value.Repr(getMap(ret, "changes")), "'line': {'new': '"+line+" contrib'") {
-		t.Errorf("changes %s", value.Repr(getMap(ret, "changes")))
-	}
-	// Disabled comments the line out.
-	sysCase{"pkgrepo.managed", value.MapOf("name", line+" contrib", "file", file, "disabled", true), true, "Configured package repo"}.check(t, ctx)
-	if b, _ := os.ReadFile(filepath.Join(root, file)); string(b) != "# "+line+" contrib\n" {
-		t.Errorf("disabled list file %q", b)
-	}
-	sysCase{"pkgrepo.absent", value.MapOf("name", line+" contrib"), true, "Removed repo " + line + " contrib"}.check(t, ctx)
-	if _, err := os.Stat(filepath.Join(root, file)); !os.IsNotExist(err) {
-		t.Errorf("empty list file left: %v", err)
-	}
-	if b, _ := os.ReadFile(filepath.Join(root, "etc/apt/sources.list")); string(b) != "deb http://deb.debian.org/debian bookworm main\n" {
-		t.Errorf("sources.list changed: %q", b)
-	}
-	refreshes := 0
-	for _, c := range f.calls {
-		if c == "refresh" {
-			refreshes++
-		}
-	}
-	if refreshes != 3 {
-		t.Errorf("refreshes %d, want 3 (one per changing managed run)", refreshes)
-	}
-	_ = states.SysRootService
-}
 
 func TestPkgrepoYum(t *testing.T) {
 	root, ctx := fakeRoot(t)

@@ -118,9 +118,7 @@ func TestAlternatives(t *testing.T) {
 // TestDebconfReal sets answers of a made-up package in the real debconf
 // database and purges them at the end.
 func TestDebconfReal(t *testing.T) {
-	if _, err := exec.LookPath("debconf-set-selections"); err != nil {
-		t.Skip("debconf is not installed")
-	}
+	needDebconfUtils(t)
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to write the debconf database")
 	}

@@ -175,7 +175,12 @@ func (e Entry) RepoLine() string {
 	if len(opts) > 0 {
 		parts = append(parts, "["+strings.Join(opts, " ")+"]")
 	}
-	parts = append(parts, e.URI, e.Dist, strings.Join(e.Comps, " "))
+	parts = append(parts, e.URI, e.Dist)
+	// Salt without python-apt would leave a space for no components;
+	// with python-apt (Debian's python3) there is none.
+	if len(e.Comps) > 0 {
+		parts = append(parts, strings.Join(e.Comps, " "))
+	}
 	if e.Comment != "" {
 		parts = append(parts, "#"+e.Comment)
 	}

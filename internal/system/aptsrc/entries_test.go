@@ -26,7 +26,7 @@ func TestParseEntry(t *testing.T) {
 			comps: "main", archs: "amd64,i386", signed: "/k.gpg", out: "deb [arch=amd64,i386 signed-by=/k.gpg trusted=yes] https://x.example/r stable main # vendor"},
 		{line: "deb cdrom:[Debian GNU/Linux 12 _Bookworm_]/ bookworm main", typ: "deb", uri: "cdrom:[Debian GNU/Linux 12 _Bookworm_]/", comps: "main",
 			out: "deb cdrom:[Debian GNU/Linux 12 _Bookworm_]/ bookworm main"},
-		{line: "deb http://x.example/r ./", typ: "deb", uri: "http://x.example/r", out: "deb http://x.example/r ./ "},
+		{line: "deb http://x.example/r ./", typ: "deb", uri: "http://x.example/r", out: "deb http://x.example/r ./"},
 		{line: "# a comment\n", invalid: true, out: "# a comment\n"},
 		{line: "\n", invalid: true, out: "\n"},
 		{line: "deb [arch=amd64 http://x.example/r stable", invalid: true, out: "deb [arch=amd64 http://x.example/r stable"},

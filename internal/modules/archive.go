@@ -8,6 +8,7 @@ package modules
 
 import (
 	"archive/zip"
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -499,6 +500,10 @@ func archiveList(ctx *execmod.Context, args []any, kwargs *value.Map) (any, erro
 	}
 	path := execmod.String(cached)
 	ret, err := archiveListCached(ctx, v, name, path)
+	var de *decompressError
+	if errors.As(err, &de) {
+		return nil, archiveInfoError(de.msg, "archive location", path, "error", de.stderr)
+	}
 	var ce *execmod.CommandExecutionError
 	if errors.As(err, &ce) {
 		// Salt re-raises with the cached archive's path as info.
@@ -549,9 +554,15 @@ func archiveListCached(ctx *execmod.Context, v []any, name, path string) (any, e
 	}
 	var contents *archive.Contents
 	switch format {
-	case "tar", "zip":
+	case "tar":
 		if contents, err = archive.Read(format, data); err != nil {
-			return nil, execmod.Errorf("%s", err)
+			if contents, err = listTarWith(name, path, v[2]); err != nil {
+				return nil, err
+			}
+		}
+	case "zip":
+		if contents, err = archive.Read(format, data); err != nil {
+			return nil, execmod.Errorf("%s is not a ZIP file", name)
 		}
 	case "rar":
 		if contents, err = listRar(ctx, name); err != nil {
@@ -615,6 +626,47 @@ func archiveListCached(ctx *execmod.Context, v []any, name, path string) (any, e
 	}
 	return value.MapOf("dirs", strList(dirs), "files", strList(files), "links", strList(links),
 		"top_level_dirs", strList(topDirs), "top_level_files", strList(top(files)), "top_level_links", strList(top(links))), nil
+}
+
+// decompressError is the CommandExecutionError of a failed decompress
+// command, its stderr as the info.
+type decompressError struct{ msg, stderr string }
+
+func (e *decompressError) Error() string { return e.msg }
+
+// listTarWith is the fallback of Salt's _list_tar for a tar archive it
+// cannot read itself: with options, the command they give decompresses
+// the archive (its path appended) for the listing.
+func listTarWith(name, path string, options any) (*archive.Contents, error) {
+	unable := execmod.Errorf("Unable to list contents of %s. If this is an XZ-compressed tar archive, install XZ Utils to "+
+		"enable listing its contents. If it is compressed using something other than XZ, it may be necessary to specify "+
+		"CLI options to decompress the archive. See the documentation for details.", name)
+	opts, ok := options.(string)
+	if !ok || opts == "" {
+		return nil, unable
+	}
+	if _, err := exec.LookPath("tar"); err != nil {
+		return nil, execmod.Errorf("'tar' command not available")
+	}
+	argv, err := system.ShlexSplit(opts)
+	if err != nil || len(argv) == 0 {
+		return nil, execmod.Errorf("Invalid CLI options")
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(argv[0], append(argv[1:], path)...)
+	cmd.Stderr = &stderr
+	out, runErr := cmd.Output()
+	if c, err := archive.Read("tar", out); err == nil && runErr == nil {
+		return c, nil
+	}
+	if runErr != nil {
+		var exitErr *exec.ExitError
+		if !errors.As(runErr, &exitErr) {
+			return nil, execmod.Errorf("Failed to list contents of %s: %s", name, fileops.PyOSError(runErr))
+		}
+		return nil, &decompressError{msg: "Failed to decompress " + name, stderr: strings.TrimRight(stderr.String(), " \t\n")}
+	}
+	return nil, unable
 }
 
 // commonPrefix is the longest string every one of xs starts with ("" for

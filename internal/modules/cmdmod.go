@@ -528,20 +528,30 @@ func runCmd(ctx *execmod.Context, r *cmdReq) (*value.Map, error) {
 	} else {
 		cmd.Stderr = &stderr
 	}
+	var pipes *timedPipes
+	if r.timeout > 0 {
+		var err error
+		if pipes, err = attachTimedPipes(cmd, &stdout, &stderr, r.redirect); err != nil {
+			return nil, execmod.Errorf("%v", err)
+		}
+	}
 	if err := startCmd(cmd, r); err != nil {
+		pipes.abort()
 		return nil, err
 	}
+	pipes.started()
 	err := cmd.Wait()
 	ret := value.NewMap(4)
-	ret.Set("pid", int64(cmd.Process.Pid))
-	if runCtx.Err() == context.DeadlineExceeded {
-		ret.Set("stdout", fmt.Sprintf("Timed out after %s seconds", value.Str(r.timeout.Seconds())))
+	if !pipes.wait(runCtx) || runCtx.Err() == context.DeadlineExceeded {
+		ret.Set("stdout", timedOutText(r, argv))
 		ret.Set("stderr", "")
 		ret.Set("retcode", int64(1))
+		ret.Set("pid", int64(cmd.Process.Pid))
 		setRetcode(ctx, r, 1)
 		logCmdResult(r, ret)
 		return ret, nil
 	}
+	ret.Set("pid", int64(cmd.Process.Pid))
 	rc := int64(0)
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) {

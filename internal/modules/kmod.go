@@ -70,8 +70,18 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
+// kmodLsmodList is Salt's lsmod: it needs the lsmod command, whose list
+// is /proc/modules (under a test's system root, the file stands for both).
 func kmodLsmodList(ctx *execmod.Context) ([]kmod.Module, error) {
-	mods, err := kmodProc(ctx).Lsmod()
+	p := kmodProc(ctx)
+	if p.Root == "" {
+		if _, err := exec.LookPath("lsmod"); err != nil {
+			return nil, execmod.Errorf("Command 'lsmod' cannot be found")
+		}
+		mods, _ := p.Lsmod()
+		return mods, nil
+	}
+	mods, err := p.Lsmod()
 	if err != nil {
 		return nil, execmod.Errorf("Command 'lsmod' cannot be found")
 	}
@@ -144,12 +154,12 @@ func kmodIsLoaded(ctx *execmod.Context, args []any, kwargs *value.Map) (any, err
 // kmodChange runs tool on mod and returns the modules that appeared
 // (load) or disappeared (remove), with the persisted ones.
 func kmodChange(ctx *execmod.Context, tool, mod, errFmt string, persist func() ([]string, error)) (any, error) {
-	if _, err := exec.LookPath(tool); err != nil {
-		return nil, execmod.Errorf("Command '%s' cannot be found", tool)
-	}
 	pre, err := kmodLoadedNames(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if _, err := exec.LookPath(tool); err != nil {
+		return nil, execmod.Errorf("Command '%s' cannot be found", tool)
 	}
 	res, err := runArgv(ctx, "cmd.run_all", []string{tool, mod})
 	if err != nil {

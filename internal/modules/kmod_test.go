@@ -1,6 +1,8 @@
 package modules
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,6 +84,38 @@ func TestKmod(t *testing.T) {
 		}
 		if data, _ := os.ReadFile(conf); string(data) != tc.file {
 			t.Errorf("%s: file %q, want %q", tc.name, data, tc.file)
+		}
+	}
+}
+
+// TestKmodWithoutLsmod: on a machine without the lsmod command (kmod not
+// installed, as in a container), the functions that list the loaded
+// modules fail as Salt's do, load and remove before looking for modprobe
+// and rmmod (testdata/kmod_nolsmod_salt.json, salt-call's errors).
+func TestKmodWithoutLsmod(t *testing.T) {
+	if _, err := exec.LookPath("lsmod"); err == nil {
+		t.Skip("lsmod is installed")
+	}
+	data, err := os.ReadFile("testdata/kmod_nolsmod_salt.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Argv  []string `json:"argv"`
+		Error string   `json:"error"`
+	}
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext()
+	for _, c := range cases {
+		args := make([]any, 0, len(c.Argv)-1)
+		for _, a := range c.Argv[1:] {
+			args = append(args, a)
+		}
+		_, err := ctx.Call(c.Argv[0], args, nil)
+		if got := fmt.Sprintf("Error running '%s': %v", c.Argv[0], err); err == nil || got != c.Error {
+			t.Errorf("%v: %s, want %s", c.Argv, got, c.Error)
 		}
 	}
 }

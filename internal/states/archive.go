@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -46,15 +45,8 @@ func archiveData(c *statemod.Call, source, wantType, want string) ([]byte, error
 	if !isRemote(source) {
 		return readSource(c, source)
 	}
-	cache := ""
-	if dir := value.Str(c.Opt("cachedir")); dir != "" && dir != "None" {
-		rest := source[strings.Index(source, "://")+3:]
-		rest = strings.SplitN(rest, "?", 2)[0]
-		env := c.Saltenv
-		if env == "" {
-			env = "base"
-		}
-		cache = filepath.Join(dir, "extrn_files", env, filepath.FromSlash(path.Clean("/"+rest)))
+	cache := archiveCachePath(c, source)
+	if cache != "" {
 		if want != "" {
 			if data, err := os.ReadFile(cache); err == nil && hashOf(wantType, data) == want {
 				return data, nil
@@ -176,10 +168,34 @@ func archiveExtracted(c *statemod.Call) (*value.Map, error) {
 			return ret, nil
 		}
 	}
-	contents, err := archive.Read(format, data)
-	if err != nil {
-		ret.Set("comment", err.Error())
-		return ret, nil
+	opts, stop, err := archiveOptionChecks(c, ret, format)
+	if stop || err != nil {
+		return ret, err
+	}
+	cached := archiveLocalPath(source)
+	if cached == "" && isRemote(source) {
+		cached = archiveCachePath(c, source)
+	}
+	hashForm := value.Str(c.Opt("hash_type"))
+	if hashForm == "" || hashForm == "None" {
+		hashForm = "sha256"
+	}
+	existingSum := ""
+	if cached != "" && archiveCacheDir(c) != "" {
+		existingSum = readArchiveHash(archiveHashFile(archiveCacheDir(c), cached), hashForm)
+		if c.Has("source_hash") && c.Bool("source_hash_update") && !c.Bool("skip_verify") {
+			updateArchiveHash(archiveHashFile(archiveCacheDir(c), cached), cached, hashForm)
+		}
+	}
+	contents, readErr := archive.Read(format, data)
+	if readErr != nil {
+		var stop bool
+		if contents, stop, err = listWithModule(c, ret, opts, format, source, data); stop || err != nil {
+			return ret, err
+		}
+	}
+	if opts.strip > 0 && readErr == nil {
+		contents = stripContents(contents, opts.strip)
 	}
 	if c.Bool("enforce_toplevel") && (len(contents.TopDirs) > 1 || len(contents.TopFiles) > 0) {
 		ret.Set("comment", fmt.Sprintf("Archive does not have a single top-level directory. To allow this archive to be extracted, set 'enforce_toplevel' to False. To avoid a '%s-bomb' it may also be advisable to set a top-level directory by adding it to the 'name' value (for example, setting 'name' to %s instead of %s).",
@@ -245,16 +261,27 @@ func archiveExtracted(c *statemod.Call) (*value.Map, error) {
 					needed = true
 				}
 			}
-			changes.Set("removed", removed)
+			if len(removed.Items) > 0 {
+				changes.Set("removed", removed)
+			}
 		}
 	}
+	hashTrigger := false
+	if !needed && c.Bool("source_hash_update") && existingSum != "" &&
+		readArchiveHash(archiveHashFile(archiveCacheDir(c), cached), hashForm) != existingSum {
+		needed, hashTrigger = true, true
+	}
 	explain := func(s string) string {
+		if hashTrigger {
+			return s + ", due to source_hash update"
+		}
 		if missing {
 			return s + ", due to absence of one or more files/dirs"
 		}
 		return s
 	}
 	var files []string
+	var filesVal any
 	createdDest := false
 	if needed {
 		if c.Test {
@@ -267,10 +294,19 @@ func archiveExtracted(c *statemod.Call) (*value.Map, error) {
 			return ret, nil
 		}
 		if c.Bool("clean_parent") {
-			os.RemoveAll(strings.TrimRight(name, "/"))
+			if lexists(strings.TrimRight(name, "/")) && os.RemoveAll(strings.TrimRight(name, "/")) == nil {
+				changes.Set("removed", "Directory "+name+" was removed prior to the extraction")
+			}
 		} else if c.Bool("clean") {
-			for _, p := range append(append(contents.TopDirs, contents.TopFiles...), contents.TopLinks...) {
-				os.RemoveAll(strings.TrimRight(filepath.Join(name, p), "/"))
+			removed := value.NewList()
+			for _, p := range append(append([]string(nil), contents.TopDirs...), contents.TopFiles...) {
+				full := name + p
+				if lexists(strings.TrimRight(full, "/")) && os.RemoveAll(strings.TrimRight(full, "/")) == nil {
+					removed.Append(full)
+				}
+			}
+			if len(removed.Items) > 0 {
+				changes.Set("removed", removed)
 			}
 		}
 		if !isDir(name) {
@@ -285,18 +321,38 @@ func archiveExtracted(c *statemod.Call) (*value.Map, error) {
 				os.Chown(name, uid, -1)
 			}
 		}
-		files, err = contents.Extract(name, c.Bool("extract_perms"))
-		if err != nil {
+		switch {
+		case format == "tar" && opts.given:
+			ok, err := opts.extractTar(c, ret, source, data, name)
+			if !ok || err != nil {
+				return ret, err
+			}
+			filesVal = opts.files
+		case format == "zip" && opts.cmdUnzip:
+			ok, err := opts.extractCmdUnzip(c, ret, source, data, name)
+			if !ok || err != nil {
+				return ret, err
+			}
+			filesVal = opts.files
+		case readErr != nil:
+			// what archive.list could list (with list_options) brine
+			// cannot extract itself either
 			if createdDest {
 				os.RemoveAll(name)
 			}
-			ret.Set("comment", err.Error())
+			ret.Set("comment", readErr.Error())
 			return ret, nil
-		}
-		if t := c.Get("trim_output"); value.Truthy(t) {
-			if n := intArg(t); n != nil && int(*n) < len(files) {
-				files = files[:*n]
+		default:
+			files, err = contents.Extract(name, c.Bool("extract_perms"))
+			if err != nil {
+				if createdDest {
+					os.RemoveAll(name)
+				}
+				ret.Set("comment", err.Error())
+				return ret, nil
 			}
+			files = trimFiles(files, opts.trim)
+			filesVal = strsValue(files)
 		}
 	}
 	// Ownership is enforced on the top-level paths, recursively.
@@ -332,12 +388,12 @@ func archiveExtracted(c *statemod.Call) (*value.Map, error) {
 		}
 	}
 	if needed {
-		if len(files) > 0 {
+		if filesLen(filesVal) > 0 {
 			if createdDest {
 				changes.Set("directories_created", value.NewList(name))
 			}
-			changes.Set("extracted_files", strsValue(files))
-			ret.Set("comment", explain(source+" extracted to "+name)+". Output was trimmed to "+value.Str(c.Get("trim_output"))+" number of lines")
+			changes.Set("extracted_files", filesVal)
+			ret.Set("comment", explain(source+" extracted to "+name)+". Output was trimmed to "+value.Str(opts.trim)+" number of lines")
 			ret.Set("result", true)
 		} else {
 			ret.Set("comment", "No files were extracted from "+source)

@@ -1,12 +1,10 @@
 package states
 
-// kmod.go is salt/states/kmod.py (kmod.present, kmod.absent) with the
-// Linux handling of salt/modules/kmod.py: loaded modules from
-// /proc/modules, available ones from /lib/modules/<release>, loading with
-// modprobe, persistence in /etc/modules.
+// kmod.go is salt/states/kmod.py (kmod.present, kmod.absent) over the
+// kmod execution functions as Salt's states call them (mod_list,
+// available, load, remove); a test may attach its own KernelModules.
 
 import (
-	"os/exec"
 	"sort"
 	"strings"
 
@@ -15,8 +13,8 @@ import (
 	"brine/internal/value"
 )
 
-// KmodService is the execmod service name under which a run (or a test)
-// attaches its own KernelModules.
+// KmodService is the execmod service name under which a test attaches its
+// own KernelModules in place of the kmod execution functions.
 const KmodService = "kmod"
 
 // KernelModules loads and unloads kernel modules.
@@ -31,19 +29,117 @@ type KernelModules interface {
 	Unload(name string) error
 }
 
-// procModules is the KernelModules of this machine.
-type procModules struct{ kmod.Proc }
+// kmodOps are the kmod execution functions the states use: mod_list,
+// available, load and remove (load and remove return the modules loaded
+// or removed, or Salt's error string).
+type kmodOps interface {
+	ModList(persist bool) ([]string, error)
+	Available() ([]string, error)
+	Load(mod string, persist bool) (any, error)
+	Remove(mod string, persist, comment bool) (any, error)
+}
 
-func (procModules) Load(name string) error   { return exec.Command("modprobe", name).Run() }
-func (procModules) Unload(name string) error { return exec.Command("modprobe", "-r", name).Run() }
-
-func kmods(c *statemod.Call) KernelModules {
+func kmodBackend(c *statemod.Call) kmodOps {
 	if c.Env != nil && c.Env.Exec != nil {
 		if k, ok := c.Env.Exec.Service(KmodService).(KernelModules); ok {
-			return k
+			return attachedKmod{c, k}
 		}
 	}
-	return procModules{}
+	return execKmod{c}
+}
+
+// execKmod calls the kmod execution functions.
+type execKmod struct{ c *statemod.Call }
+
+func (e execKmod) list(fun string, args ...any) ([]string, error) {
+	v, err := e.c.Salt("kmod."+fun, args, nil)
+	if err != nil {
+		return nil, err
+	}
+	return listStrings(v), nil
+}
+
+func (e execKmod) ModList(persist bool) ([]string, error) { return e.list("mod_list", persist) }
+func (e execKmod) Available() ([]string, error)           { return e.list("available") }
+func (e execKmod) Load(mod string, persist bool) (any, error) {
+	return e.c.Salt("kmod.load", []any{mod, persist}, nil)
+}
+func (e execKmod) Remove(mod string, persist, comment bool) (any, error) {
+	return e.c.Salt("kmod.remove", []any{mod, persist, comment}, nil)
+}
+
+// attachedKmod is a test's KernelModules, with the modules file under
+// the run's system root.
+type attachedKmod struct {
+	c *statemod.Call
+	k KernelModules
+}
+
+func (a attachedKmod) conf() string { return rootPath(a.c, "/etc/modules") }
+
+func (a attachedKmod) ModList(persist bool) ([]string, error) {
+	if persist {
+		return kmod.Persisted(a.conf()), nil
+	}
+	return a.k.Loaded(), nil
+}
+
+func (a attachedKmod) Available() ([]string, error) { return a.k.Available(), nil }
+
+// change is kmod.load/kmod.remove: the modules that appeared (or went),
+// with the one the modules file got (or lost).
+func (a attachedKmod) change(mod string, load bool, persist func() ([]string, error)) (any, error) {
+	pre := setOf(a.k.Loaded())
+	op, verb := a.k.Unload, "removing"
+	if load {
+		op, verb = a.k.Load, "loading"
+	}
+	if err := op(mod); err != nil {
+		return "Error " + verb + " module " + mod + ": " + err.Error(), nil
+	}
+	post := setOf(a.k.Loaded())
+	set := map[string]bool{}
+	for m := range post {
+		if load && !pre[m] {
+			set[m] = true
+		}
+	}
+	for m := range pre {
+		if !load && !post[m] {
+			set[m] = true
+		}
+	}
+	names, err := persist()
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		set[n] = true
+	}
+	out := make([]string, 0, len(set))
+	for m := range set {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return strsValue(out), nil
+}
+
+func (a attachedKmod) Load(mod string, persist bool) (any, error) {
+	return a.change(mod, true, func() ([]string, error) {
+		if !persist {
+			return nil, nil
+		}
+		return kmod.AddPersist(a.conf(), mod, a.k.Available())
+	})
+}
+
+func (a attachedKmod) Remove(mod string, persist, comment bool) (any, error) {
+	return a.change(mod, false, func() ([]string, error) {
+		if !persist {
+			return nil, nil
+		}
+		return kmod.RemovePersist(a.conf(), mod, comment)
+	})
 }
 
 func init() {
@@ -55,34 +151,19 @@ func init() {
 		Doc:    "Ensure that the kernel modules are not loaded.", Run: kmodAbsent})
 }
 
-func persistedMods(c *statemod.Call) []string {
-	return kmod.Persisted(rootPath(c, "/etc/modules"))
-}
-
-func setPersist(c *statemod.Call, mod string, add, comment bool) error {
-	p := rootPath(c, "/etc/modules")
-	var err error
-	if add {
-		_, err = kmod.AddPersist(p, mod, nil)
-	} else {
-		_, err = kmod.RemovePersist(p, mod, comment)
-	}
-	return err
-}
-
+// modList is the mods argument, or the name alone unless mods is a list.
 func modList(c *statemod.Call) []string {
-	if v := c.Get("mods"); v != nil {
-		if l, ok := v.(*value.List); ok {
-			return listStrings(l)
-		}
+	if l, ok := c.Get("mods").(*value.List); ok {
+		return listStrings(l)
 	}
-	return []string{c.Name()}
+	return []string{value.Str(c.Get("name"))}
 }
 
+// appendComment is the states' _append_comment.
 func appendComment(ret *value.Map, s string) {
 	cur := value.Str(getv(ret, "comment"))
 	if cur != "" {
-		cur = strings.TrimRight(cur, " \t\n") + "\n" + s
+		cur = strings.TrimRight(cur, " \t\n\r\v\f") + "\n" + s
 	} else {
 		cur = s
 	}
@@ -96,111 +177,135 @@ func plural2(list []string, one, many string) string {
 	return strings.Replace(many, "%s", strings.Join(list, ", "), 1)
 }
 
+// inSet returns the members of mods (in order, once) that are (or, with
+// want false, are not) in set.
+func inSet(mods []string, set map[string]bool, want bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range mods {
+		if set[m] == want && !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// loadedMods is mod_list, joined with the persisted modules (intersection
+// for present, union for absent) with persist.
+func loadedMods(c *statemod.Call, k kmodOps, fun string, union bool) (map[string]bool, error) {
+	loaded, err := k.ModList(false)
+	if err != nil {
+		return nil, raised(err, "salt/states/kmod.py", fun, "salt/modules/kmod.py", "mod_list")
+	}
+	set := setOf(loaded)
+	if c.Bool("persist") {
+		p, err := k.ModList(true)
+		if err != nil {
+			return nil, raised(err, "salt/states/kmod.py", fun, "salt/modules/kmod.py", "mod_list")
+		}
+		ps := setOf(p)
+		if union {
+			for m := range ps {
+				set[m] = true
+			}
+		} else {
+			for m := range set {
+				if !ps[m] {
+					delete(set, m)
+				}
+			}
+		}
+	}
+	return set, nil
+}
+
 func kmodPresent(c *statemod.Call) (*value.Map, error) {
 	mods := modList(c)
 	persist := c.Bool("persist")
 	ret := statemod.Ret(c.Get("name"), true, "")
-	k := kmods(c)
-	loaded := setOf(k.Loaded())
-	if persist {
-		p := setOf(persistedMods(c))
-		for m := range loaded {
-			if !p[m] {
-				delete(loaded, m)
-			}
-		}
+	k := kmodBackend(c)
+	loaded, err := loadedMods(c, k, "present", false)
+	if err != nil {
+		return nil, err
 	}
-	var already, missing []string
-	for _, m := range mods {
-		if loaded[m] {
-			already = append(already, m)
-		} else {
-			missing = append(missing, m)
-		}
-	}
+	already := inSet(mods, loaded, true)
 	if len(already) > 0 {
 		appendComment(ret, plural2(already, "Kernel module %s is already present", "Kernel modules %s are already present"))
 	}
-	if len(missing) == 0 {
+	if len(already) == len(mods) {
 		return ret, nil
 	}
+	notLoaded := inSet(mods, loaded, false)
 	if c.Test {
 		ret.Set("result", nil)
-		appendComment(ret, plural2(missing, "Kernel module %s is set to be loaded", "Kernel modules %s are set to be loaded"))
+		appendComment(ret, plural2(notLoaded, "Kernel module %s is set to be loaded", "Kernel modules %s are set to be loaded"))
 		return ret, nil
 	}
-	avail := setOf(k.Available())
-	var unavailable, ok []string
-	for _, m := range missing {
-		if !avail[m] {
-			unavailable = append(unavailable, m)
-		}
+	availList, err := k.Available()
+	if err != nil {
+		return nil, raised(err, "salt/states/kmod.py", "present", "salt/modules/kmod.py", "available")
 	}
+	avail := setOf(availList)
+	unavailable := inSet(notLoaded, avail, false)
 	if len(unavailable) > 0 {
 		appendComment(ret, plural2(unavailable, "Kernel module %s is unavailable", "Kernel modules %s are unavailable"))
 		ret.Set("result", false)
 	}
 	changes := getv(ret, "changes").(*value.Map)
-	for _, m := range missing {
-		if !avail[m] {
+	var yes, no []string
+	var failed [][2]string
+	byDep := map[string]bool{}
+	for _, m := range inSet(notLoaded, avail, true) {
+		if byDep[m] {
+			yes = append(yes, m)
 			continue
 		}
-		before := setOf(k.Loaded())
-		wasLoaded := before[m]
-		if !wasLoaded {
-			if err := k.Load(m); err != nil {
+		res, err := k.Load(m, persist)
+		if err != nil {
+			return nil, raised(err, "salt/states/kmod.py", "present", "salt/modules/kmod.py", "load")
+		}
+		if l, ok := res.(*value.List); ok {
+			if len(l.Items) == 0 {
 				ret.Set("result", false)
-				appendComment(ret, "Failed to load kernel module "+m+": "+err.Error())
+				no = append(no, m)
 				continue
 			}
-		}
-		if persist {
-			if err := setPersist(c, m, true, false); err != nil {
-				ret.Set("result", false)
-				appendComment(ret, "Failed to load kernel module "+m+": "+err.Error())
-				continue
+			for _, x := range listStrings(l) {
+				changes.Set(x, "loaded")
+				if x != m {
+					byDep[x] = true
+				}
 			}
+			yes = append(yes, m)
+			continue
 		}
-		var newly []string
-		for _, x := range k.Loaded() {
-			if !before[x] {
-				newly = append(newly, x)
-			}
-		}
-		if len(newly) == 0 {
-			newly = []string{m}
-		}
-		sort.Strings(newly)
-		for _, x := range newly {
-			changes.Set(x, "loaded")
-		}
-		ok = append(ok, m)
+		ret.Set("result", false)
+		failed = append(failed, [2]string{m, value.Str(res)})
 	}
-	if len(ok) > 0 {
-		appendComment(ret, plural2(ok, "Loaded kernel module %s", "Loaded kernel modules %s"))
+	if len(yes) > 0 {
+		appendComment(ret, plural2(yes, "Loaded kernel module %s", "Loaded kernel modules %s"))
+	}
+	if len(no) > 0 {
+		appendComment(ret, plural2(no, "Failed to load kernel module %s", "Failed to load kernel modules %s"))
+	}
+	for _, f := range failed {
+		appendComment(ret, "Failed to load kernel module "+f[0]+": "+f[1])
 	}
 	return ret, nil
 }
 
 func kmodAbsent(c *statemod.Call) (*value.Map, error) {
 	mods := modList(c)
-	persist := c.Bool("persist")
 	ret := statemod.Ret(c.Get("name"), true, "")
-	k := kmods(c)
-	loaded := setOf(k.Loaded())
-	if persist {
-		for _, m := range persistedMods(c) {
-			loaded[m] = true
-		}
+	k := kmodBackend(c)
+	loaded, err := loadedMods(c, k, "absent", true)
+	if err != nil {
+		return nil, err
 	}
-	var toUnload []string
-	for _, m := range mods {
-		if loaded[m] {
-			toUnload = append(toUnload, m)
-		}
-	}
+	toUnload := inSet(mods, loaded, true)
 	if len(toUnload) == 0 {
-		appendComment(ret, plural2(mods, "Kernel module %s is already removed", "Kernel modules %s are already removed"))
+		ret.Set("comment", plural2(mods, "Kernel module %s is already removed", "Kernel modules %s are already removed"))
 		return ret, nil
 	}
 	if c.Test {
@@ -209,23 +314,36 @@ func kmodAbsent(c *statemod.Call) (*value.Map, error) {
 		return ret, nil
 	}
 	changes := getv(ret, "changes").(*value.Map)
-	var ok []string
+	var yes, no []string
+	var failed [][2]string
 	for _, m := range toUnload {
-		if setOf(k.Loaded())[m] {
-			if err := k.Unload(m); err != nil {
+		res, err := k.Remove(m, c.Bool("persist"), c.Bool("comment"))
+		if err != nil {
+			return nil, raised(err, "salt/states/kmod.py", "absent", "salt/modules/kmod.py", "remove")
+		}
+		if l, ok := res.(*value.List); ok {
+			if len(l.Items) == 0 {
 				ret.Set("result", false)
-				appendComment(ret, "Failed to remove kernel module "+m+": "+err.Error())
+				no = append(no, m)
 				continue
 			}
+			for _, x := range listStrings(l) {
+				changes.Set(x, "removed")
+			}
+			yes = append(yes, m)
+			continue
 		}
-		if persist {
-			setPersist(c, m, false, c.Bool("comment"))
-		}
-		changes.Set(m, "removed")
-		ok = append(ok, m)
+		ret.Set("result", false)
+		failed = append(failed, [2]string{m, value.Str(res)})
 	}
-	if len(ok) > 0 {
-		appendComment(ret, plural2(ok, "Removed kernel module %s", "Removed kernel modules %s"))
+	if len(yes) > 0 {
+		appendComment(ret, plural2(yes, "Removed kernel module %s", "Removed kernel modules %s"))
+	}
+	if len(no) > 0 {
+		appendComment(ret, plural2(no, "Failed to remove kernel module %s", "Failed to remove kernel modules %s"))
+	}
+	for _, f := range failed {
+		appendComment(ret, "Failed to remove kernel module "+f[0]+": "+f[1])
 	}
 	return ret, nil
 }

@@ -58,7 +58,7 @@ func timezoneSystem(c *statemod.Call) (*value.Map, error) {
 	same := cmp == true
 	clock, err := c.Salt("timezone.get_hwclock", nil, nil)
 	if err != nil {
-		return nil, err
+		return nil, raised(err, "salt/states/timezone.py", "system", "salt/modules/timezone.py", "get_hwclock")
 	}
 	// Salt only recognises "localtime" here: the UTC/LOCAL that Debian's
 	// /etc/adjtime gives counts as UTC.
@@ -99,7 +99,7 @@ func timezoneSystem(c *statemod.Call) (*value.Map, error) {
 	if !same {
 		ok, err := c.Salt("timezone.set_zone", []any{name}, nil)
 		if err != nil {
-			return nil, err
+			return nil, raised(err, "salt/states/timezone.py", "system", "salt/modules/timezone.py", "set_zone")
 		}
 		if value.Truthy(ok) {
 			changes.Set("timezone", name)
@@ -117,7 +117,7 @@ func timezoneSystem(c *statemod.Call) (*value.Map, error) {
 		}
 		ok, err := c.Salt("timezone.set_hwclock", []any{mode}, nil)
 		if err != nil {
-			return nil, err
+			return nil, raised(err, "salt/states/timezone.py", "system", "salt/modules/timezone.py", "set_hwclock")
 		}
 		if value.Truthy(ok) {
 			changes.Set("utc", utc)

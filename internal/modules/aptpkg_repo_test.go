@@ -3,6 +3,7 @@ package modules
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -148,5 +149,81 @@ func TestAptRepoParsersGolden(t *testing.T) {
 	}
 	if g, w := value.ToJSON(parseRepoPkgs(string(show)), opts), value.ToJSON(aptLoadJSON(t, "testdata/aptpkg/list_repo_pkgs.salt.json"), opts); g != w {
 		t.Errorf("parseRepoPkgs =\n%s\nwant\n%s", g, w)
+	}
+}
+
+// posixPathRE matches how salt-call's JSON outputter shows the
+// pathlib.Path that mod_repo returns as signedby (repr); brine returns the
+// path as a string, which is what Salt's value stands for.
+var posixPathRE = regexp.MustCompile(`"PosixPath\('([^']*)'\)"`)
+
+// TestAptRepoOptionsGolden replays pkg.get_repo, pkg.list_repos,
+// pkg.mod_repo and pkg.del_repo on sources with options (trusted=,
+// arch=, signed-by=) and without components, recorded from Salt 3006
+// without python-apt by internal/states/testdata/pkgrepo/record_apt.py:
+// the file before, the return or error, and the file after.
+func TestAptRepoOptionsGolden(t *testing.T) {
+	cases := aptLoadJSON(t, "testdata/aptpkg/repo_options.salt.json").(*value.List)
+	if len(cases.Items) == 0 {
+		t.Fatal("no cases")
+	}
+	for _, c := range cases.Items {
+		cm := c.(*value.Map)
+		fun := value.Str(mapGet(cm, "fun"))
+		t.Run(value.Str(mapGet(cm, "title")), func(t *testing.T) {
+			root := t.TempDir()
+			os.MkdirAll(filepath.Join(root, "etc/apt/sources.list.d"), 0o755)
+			mapGet(cm, "before").(*value.Map).Range(func(k, v any) bool {
+				os.WriteFile(filepath.Join(root, value.Str(k)), []byte(value.Str(v)), 0o644)
+				return true
+			})
+			ctx := testContext()
+			ctx.Grains.Set("oscodename", "bookworm")
+			ctx.SetService(SysRootService, root)
+			args := mapGet(cm, "args").(*value.List).Items
+			kw := value.DeepCopy(mapGet(cm, "kwargs")).(*value.Map)
+			got, err := ctx.Call(fun, args, kw)
+			if want, ok := cm.GetString("error"); ok {
+				_, msg, _ := strings.Cut(value.Str(want), ": ")
+				if err == nil || err.Error() != msg {
+					t.Errorf("%s%v: error %v, want %q", fun, args, err, msg)
+				}
+			} else if err != nil {
+				t.Fatalf("%s%v: %v", fun, args, err)
+			} else if g, w := value.ToJSON(got, value.JSONOptions{Indent: 1}), posixPathRE.ReplaceAllString(value.ToJSON(mapGet(cm, "return"), value.JSONOptions{Indent: 1}), `"$1"`); g != w {
+				t.Errorf("%s%v =\n%s\nwant\n%s", fun, args, g, w)
+			}
+			after := snapshotApt(t, root)
+			if g, w := value.Repr(after), value.Repr(mapGet(cm, "after")); g != w {
+				t.Errorf("%s%v files:\n%s\nwant\n%s", fun, args, g, w)
+			}
+		})
+	}
+}
+
+// TestAptExpandRepoDefNoAptGolden compares pkg.expand_repo_def with Salt
+// 3006's _expand_repo_def without python-apt (recorded by
+// internal/system/aptsrc/testdata/record_parse.py): options other than
+// arch= and signed-by= dropped, keyword arguments applied.
+func TestAptExpandRepoDefNoAptGolden(t *testing.T) {
+	cases := aptLoadJSON(t, "testdata/aptpkg/expand_noapt.salt.json").(*value.List)
+	if len(cases.Items) == 0 {
+		t.Fatal("no cases")
+	}
+	ctx := testContext()
+	ctx.Grains.Set("os", "Debian")
+	ctx.Grains.Set("oscodename", "bookworm")
+	ctx.SetService(SysRootService, t.TempDir())
+	for _, c := range cases.Items {
+		cm := c.(*value.Map)
+		kw := value.DeepCopy(mapGet(cm, "kwargs")).(*value.Map)
+		got, err := ctx.Call("pkg.expand_repo_def", nil, kw)
+		if err != nil {
+			t.Fatalf("%s: %v", value.Repr(mapGet(cm, "kwargs")), err)
+		}
+		opts := value.JSONOptions{Indent: -1}
+		if g, w := value.ToJSON(got, opts), value.ToJSON(mapGet(cm, "return"), opts); g != w {
+			t.Errorf("%s\n got %s\nwant %s", value.Repr(mapGet(cm, "kwargs")), g, w)
+		}
 	}
 }

@@ -3,8 +3,8 @@ package states
 // pkgrepo_apt.go is the apt side of salt/states/pkgrepo.py: managed and
 // absent compare and change sources through pkg.get_repo, pkg.mod_repo,
 // pkg.del_repo and pkg.list_repos as Salt's states do, and managed
-// derives the wanted entry the way aptpkg._expand_repo_def does with
-// python-apt (aptsrc.Expand).
+// derives the wanted entry through pkg.expand_repo_def (aptpkg's
+// _expand_repo_def), all as Salt runs without python-apt.
 
 import (
 	"fmt"
@@ -14,7 +14,6 @@ import (
 
 	"brine/internal/execmod"
 	"brine/internal/statemod"
-	"brine/internal/system/aptsrc"
 	"brine/internal/value"
 )
 
@@ -62,54 +61,18 @@ func ubuntuLike(c *statemod.Call) bool {
 	return os == "Ubuntu" || os == "Mint"
 }
 
-// commaList is kwargs[k].split(",") with each part stripped.
-func commaList(v any) []string {
-	var s string
-	if l, ok := v.(*value.List); ok {
-		s = strings.Join(listStrings(l), ",")
-	} else {
-		s = value.Str(v)
+// aptSanitized is _expand_repo_def's result (pkg.expand_repo_def with the
+// minion's os and oscodename), the ordered mapping the state compares.
+func aptSanitized(c *statemod.Call, repo string, kw *value.Map) (*value.Map, error) {
+	args := value.DeepCopy(kw).(*value.Map)
+	args.Set("os_name", mapGet(c.Grains(), "os"))
+	args.Set("os_codename", mapGet(c.Grains(), "oscodename"))
+	args.Set("repo", repo)
+	v, err := c.Salt("pkg.expand_repo_def", nil, args)
+	if err != nil {
+		return nil, err
 	}
-	var out []string
-	for _, x := range strings.Split(s, ",") {
-		out = append(out, strings.TrimSpace(x))
-	}
-	return out
-}
-
-// aptSanitized is _expand_repo_def's result as the ordered mapping the
-// state compares.
-func aptSanitized(c *statemod.Call, repo string, kw *value.Map) *value.Map {
-	var m aptsrc.ExpandMods
-	if v, ok := kw.GetString("architectures"); ok {
-		m.HasArchs, m.Archs = true, commaList(v)
-	}
-	if v, ok := kw.GetString("comps"); ok {
-		m.HasComps, m.Comps = true, commaList(v)
-	}
-	if v, ok := kw.GetString("uri"); ok {
-		s := value.Str(v)
-		m.URI = &s
-	}
-	if v, ok := kw.GetString("dist"); ok {
-		s := value.Str(v)
-		m.Dist = &s
-	}
-	if v, ok := kw.GetString("disabled"); ok {
-		b := value.Truthy(v)
-		m.Disabled = &b
-	}
-	x := aptsrc.Expand(sysRoot(c), repo, m)
-	return value.MapOf("file", x.File, "comps", aptStrList(x.Comps), "disabled", x.Disabled, "dist", x.Dist, "type", x.Type,
-		"uri", x.URI, "line", x.Line, "architectures", aptStrList(x.Architectures), "signedby", x.SignedBy)
-}
-
-func aptStrList(xs []string) *value.List {
-	l := value.NewList()
-	for _, x := range xs {
-		l.Append(x)
-	}
-	return l
+	return mapOrEmpty(v), nil
 }
 
 func sortedStrs(v any) []string {
@@ -261,7 +224,10 @@ func aptRepoManaged(c *statemod.Call, ret *value.Map) (*value.Map, error) {
 		return fail(fmt.Sprintf("Failed to examine repo '%s': %s", name, execErrText(err)))
 	}
 	pre := mapOrEmpty(preV)
-	sanitized := aptSanitized(c, repo, kw)
+	sanitized, err := aptSanitized(c, repo, kw)
+	if err != nil {
+		return nil, err
+	}
 	if pre.Len() > 0 {
 		pre.Delete("file")
 		sanitized.Delete("file")

@@ -1,6 +1,6 @@
 // Package aptsrc reads and edits apt's one-line sources (sources.list and
 // sources.list.d/*.list) as salt/modules/aptpkg.py's repository functions
-// do: entries.go is its own SourcesList (what the pkg execution functions
-// read and write), pyapt.go python-apt's reading of the same lines (what
-// pkgrepo.managed compares a definition with).
+// do when python-apt is not installed, which is how Salt's official onedir
+// build runs on Debian and Ubuntu: aptpkg then uses its own SourceEntry and
+// SourcesList, modelled in entries.go.
 package aptsrc

@@ -32,9 +32,6 @@ type Entry struct {
 	Comps         []string
 	Architectures []string
 	SignedBy      string
-	// Options are the other "key=value" options between the brackets, in
-	// order (Salt drops them when it rewrites a line; brine keeps them).
-	Options []string
 	// Line is the line as read, with its newline.
 	Line string
 	// File is the file the entry belongs to, as a path on the target
@@ -131,8 +128,6 @@ func ParseEntry(line, file string) Entry {
 				e.Architectures = append(e.Architectures, strings.Split(v, ",")...)
 			case strings.HasPrefix(o, "signed-by"):
 				e.SignedBy = v
-			default:
-				e.Options = append(e.Options, o)
 			}
 			drop[o] = true
 		}
@@ -154,7 +149,9 @@ func ParseEntry(line, file string) Entry {
 }
 
 // RepoLine is the entry as Salt writes it, with its newline: an invalid
-// entry as read, a valid one rebuilt from its fields.
+// entry as read, a valid one rebuilt from its fields. Only the arch= and
+// signed-by= options survive (trusted= and the others are dropped), and an
+// entry without components keeps the space that separated them.
 func (e Entry) RepoLine() string {
 	if e.Invalid {
 		return e.Line
@@ -171,16 +168,10 @@ func (e Entry) RepoLine() string {
 	if e.SignedBy != "" {
 		opts = append(opts, "signed-by="+e.SignedBy)
 	}
-	opts = append(opts, e.Options...)
 	if len(opts) > 0 {
 		parts = append(parts, "["+strings.Join(opts, " ")+"]")
 	}
-	parts = append(parts, e.URI, e.Dist)
-	// Salt without python-apt would leave a space for no components;
-	// with python-apt (Debian's python3) there is none.
-	if len(e.Comps) > 0 {
-		parts = append(parts, strings.Join(e.Comps, " "))
-	}
+	parts = append(parts, e.URI, e.Dist, strings.Join(e.Comps, " "))
 	if e.Comment != "" {
 		parts = append(parts, "#"+e.Comment)
 	}

@@ -174,6 +174,10 @@ func pkgInstall(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 		return nil, err
 	}
 	old := pkgInstalledStrings(oldList)
+	targets, errs, err := pkgResolveComparisons(ctx, m, targets)
+	if err != nil {
+		return nil, err
+	}
 	reinstall := value.Truthy(v[7])
 	fromRepo := ""
 	if v[2] != nil {
@@ -216,7 +220,7 @@ func pkgInstall(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 	}
 	if value.Truthy(v[1]) {
 		if _, err := m.Refresh(bg); err != nil {
-			return nil, execmod.Errorf("%s", err)
+			return nil, execmod.Errorf("%s", pkgErrText(err))
 		}
 	}
 	// Held packages are released for the install and held again after.
@@ -233,7 +237,6 @@ func pkgInstall(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 			return nil, execmod.Errorf("%s", err)
 		}
 	}
-	var errs []string
 	for _, batch := range []struct {
 		targets []pkgmgr.Target
 		down    bool
@@ -385,7 +388,7 @@ func pkgRefreshDB(ctx *execmod.Context, args []any, kwargs *value.Map) (any, err
 	}
 	res, err := m.Refresh(context.Background())
 	if err != nil {
-		return nil, execmod.Errorf("%s", strings.TrimSpace(res.Stderr+"\n"+err.Error()))
+		return nil, execmod.Errorf("%s", pkgErrText(err))
 	}
 	if m.Name() != "apt" {
 		return true, nil
@@ -409,7 +412,7 @@ func pkgUpgrade(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 	bg := context.Background()
 	if value.Truthy(v[0]) {
 		if _, err := m.Refresh(bg); err != nil {
-			return nil, execmod.Errorf("%s", err)
+			return nil, execmod.Errorf("%s", pkgErrText(err))
 		}
 	}
 	oldList, err := pkgFreshInstalled(ctx)

@@ -187,7 +187,7 @@ func pkgLatestVersion(ctx *execmod.Context, args []any, kwargs *value.Map) (any,
 	bg := context.Background()
 	if refresh {
 		if _, err := m.Refresh(bg); err != nil {
-			return nil, execmod.Errorf("%s", err)
+			return nil, execmod.Errorf("%s", pkgErrText(err))
 		}
 	}
 	cands, err := m.Candidates(bg, names, fromRepo)

@@ -175,6 +175,15 @@ func cronAbsent(c *statemod.Call) (*value.Map, error) {
 		}
 	}
 	if c.Test {
+		// Salt's test run looks among the timed jobs only, whatever
+		// special says.
+		idx = -1
+		for i, e := range t.Crons {
+			if crontab.Matched(e, name, id) {
+				idx = i
+				break
+			}
+		}
 		if idx < 0 {
 			ret.Set("comment", "Cron "+name+" is absent")
 		} else {

@@ -704,31 +704,52 @@ func pkgInstallSources(c *statemod.Call) (*value.Map, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	var targets []src
-	var paths []pkgmgr.Target
-	var notModified []string
-	for _, s := range srcs {
+	// fetch copies one package file into dir; a local path that is not
+	// there is reported as Salt's cp.cache_file and bin_pkg_info do.
+	fetch := func(s src) (string, string, error) {
+		if !isRemote(s.url) && !strings.HasPrefix(s.url, "salt://") {
+			if _, err := os.Stat(s.url); err != nil {
+				return "", s.url + " does not exist on minion", nil
+			}
+		}
 		var data []byte
+		var err error
 		if isRemote(s.url) {
 			data, err = fetchRemote(s.url)
 		} else {
 			data, err = readSource(c, s.url)
 		}
 		if err != nil {
-			return statemod.Ret(name, false, fmt.Sprintf("Unable to cache %s: %s", s.url, err)), nil
+			return "", fmt.Sprintf("Unable to cache %s: %s", s.url, err), nil
 		}
 		p := filepath.Join(dir, filepath.Base(strings.SplitN(s.url, "?", 2)[0]))
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			return nil, err
-		}
+		return p, "", os.WriteFile(p, data, 0o644)
+	}
+	// As Salt's _find_install_targets: a package not installed is a
+	// target as it is; an installed one is fetched to compare versions.
+	var targets []src
+	var notModified, problems []string
+	fetched := map[string]string{}
+	for _, s := range srcs {
 		if vs := cur[s.name]; len(vs) > 0 {
+			p, problem, err := fetch(s)
+			if err != nil {
+				return nil, err
+			}
+			if problem != "" {
+				problems = append(problems, problem)
+				continue
+			}
 			if v := debVersion(p); v == "" || contains(vs, v) {
 				notModified = append(notModified, s.name)
 				continue
 			}
+			fetched[s.url] = p
 		}
 		targets = append(targets, s)
-		paths = append(paths, pkgmgr.Target{Name: p})
+	}
+	if len(problems) > 0 {
+		return statemod.Ret(name, false, strings.Join(problems, " ")), nil
 	}
 	if len(targets) == 0 {
 		return statemod.Ret(name, true, "All specified packages are already installed"), nil
@@ -745,6 +766,23 @@ func pkgInstallSources(c *statemod.Call) (*value.Map, error) {
 		}
 		ret.Set("changes", ch)
 		return ret, nil
+	}
+	var paths []pkgmgr.Target
+	for _, t := range targets {
+		p, ok := fetched[t.url]
+		if !ok {
+			var problem string
+			if p, problem, err = fetch(t); err != nil {
+				return nil, err
+			}
+			if problem != "" {
+				if strings.HasSuffix(problem, " does not exist on minion") {
+					problem = "An error was encountered while installing package(s): " + problem
+				}
+				return statemod.Ret(name, false, problem), nil
+			}
+		}
+		paths = append(paths, pkgmgr.Target{Name: p})
 	}
 	m, err := pkgManager(c)
 	if err != nil {

@@ -216,6 +216,28 @@ func TestPkgInstalledSources(t *testing.T) {
 	if f.installed["brinedemo"] != "1.0" {
 		t.Errorf("installed %v", f.installed)
 	}
+
+	// A package file that is not there: a package not installed is only
+	// a target (test mode does not look for the file), the install fails
+	// on the missing file, and for an installed package the comparison of
+	// versions fails first (as Salt 3006 reports them).
+	missing := filepath.Join(dir, "nope.deb")
+	for _, tc := range []struct {
+		pkg     string
+		test    bool
+		result  string
+		comment string
+	}{
+		{"brinenew", true, "None", "The following packages would be installed/updated: brinenew"},
+		{"brinenew", false, "False", "An error was encountered while installing package(s): " + missing + " does not exist on minion"},
+		{"brinedemo", true, "False", missing + " does not exist on minion"},
+		{"brinedemo", false, "False", missing + " does not exist on minion"},
+	} {
+		ret := sysRun(t, ctx, "pkg.installed", value.MapOf("name", "x", "sources", value.NewList(value.MapOf(tc.pkg, missing))), tc.test)
+		if str(ret, "result") != tc.result || str(ret, "comment") != tc.comment {
+			t.Errorf("%s test=%v: %s", tc.pkg, tc.test, value.Repr(ret))
+		}
+	}
 }
 
 // TestPkgAggregate checks that with state_aggregate the pkg chunks of a

@@ -306,12 +306,24 @@ func svcToggle(c *statemod.Call, ret *value.Map, enable bool, started any, resul
 		return
 	}
 	var err error
-	if enable {
+	failed := false
+	switch {
+	case debianService(c, m):
+		fun := "service.disable"
+		if enable {
+			fun = "service.enable"
+		}
+		var ok any
+		ok, err = c.Salt(fun, []any{name}, nil)
+		failed = err != nil || !value.Truthy(ok)
+	case enable:
 		err = m.Enable(ctx, name)
-	} else {
+		failed = err != nil
+	default:
 		err = m.Disable(ctx, name)
+		failed = err != nil
 	}
-	if err == nil {
+	if !failed {
 		changes := value.NewMap(0)
 		if now, _ := m.Enabled(ctx, name); now != isEnabled {
 			changes.Set(name, true)
@@ -336,10 +348,22 @@ func svcToggle(c *statemod.Call, ret *value.Map, enable bool, started any, resul
 	default:
 		msg = "Failed when setting service " + name + " to not start at boot, and the service is dead"
 	}
-	if enable {
+	if enable && err != nil {
 		msg += ". Additional information follows:\n\n" + svcErr(err)
 	}
 	ret.Set("comment", msg)
+}
+
+// debianService reports whether boot changes go through Salt's
+// debian_service functions (service.enable runs insserv, then update-rc.d):
+// a SysV manager on this machine's own root, on a Debian-family minion.
+func debianService(c *statemod.Call, m svcmgr.Manager) bool {
+	sv, ok := m.(*svcmgr.SysV)
+	if !ok || sv.Root != "" || c.Env == nil || c.Env.Exec == nil || c.Env.Exec.Grains == nil {
+		return false
+	}
+	fam, _ := c.Env.Exec.Grains.Get("os_family")
+	return value.Str(fam) == "Debian"
 }
 
 func svcMask(c *statemod.Call, name string, runtime, mask bool) *value.Map {
@@ -392,6 +416,10 @@ func svcMask(c *statemod.Call, name string, runtime, mask bool) *value.Map {
 	return ret
 }
 
+// errActionFailed is a service action whose execution function returned
+// False (Salt's "Failed to <verb> the service").
+var errActionFailed = errors.New("service action failed")
+
 func serviceModWatch(c *statemod.Call) (*value.Map, error) {
 	name := c.Name()
 	ret := statemod.Ret(c.Get("name"), true, "")
@@ -409,23 +437,24 @@ func serviceModWatch(c *statemod.Call) (*value.Map, error) {
 		act = func() error { return m.Stop(ctx, name) }
 	case "running":
 		if up, _ := m.Status(ctx, name); up {
-			if c.Bool("reload") {
-				verb = "reload"
-				if c.Bool("force") {
-					verb = "forcefully reload"
-				}
-				act = func() error { return m.Reload(ctx, name) }
-			} else {
-				verb = "restart"
-				if c.Bool("full_restart") {
-					verb = "fully restart"
-					act = func() error {
-						_ = m.Stop(ctx, name)
-						return m.Start(ctx, name)
+			// full_restart is ignored: no Linux service module of Salt's
+			// has service.full_restart.
+			switch {
+			case c.Bool("reload") && c.Bool("force"):
+				verb = "forcefully reload"
+				act = func() error {
+					ok, err := c.Salt("service.force_reload", []any{name}, nil)
+					if err == nil && !value.Truthy(ok) {
+						return errActionFailed
 					}
-				} else {
-					act = func() error { return m.Restart(ctx, name) }
+					return err
 				}
+			case c.Bool("reload"):
+				verb = "reload"
+				act = func() error { return m.Reload(ctx, name) }
+			default:
+				verb = "restart"
+				act = func() error { return m.Restart(ctx, name) }
 			}
 		} else {
 			verb = "start"
@@ -450,8 +479,8 @@ func serviceModWatch(c *statemod.Call) (*value.Map, error) {
 	}
 	if err := act(); err != nil {
 		var ce *system.CommandError
-		if errors.As(err, &ce) {
-			if _, isSysV := m.(*svcmgr.SysV); isSysV {
+		if errors.As(err, &ce) || errors.Is(err, errActionFailed) {
+			if _, isSysV := m.(*svcmgr.SysV); isSysV || errors.Is(err, errActionFailed) {
 				ret.Set("changes", value.MapOf(name, false))
 				ret.Set("result", false)
 				ret.Set("comment", "Failed to "+verb+" the service")

@@ -13,7 +13,12 @@ Nothing here runs in CI: it needs root on a throwaway Debian 12 machine, a
 Salt 3006 install (default /opt/saltoracle/bin/salt-call) and a brine binary.
 Scenarios change the machine (users, groups, crontabs, /etc/hosts lines,
 packages) and undo it in teardown; their names use a `brth7` prefix and
-uids/gids 47700-47799 so they do not clash with the conformance cases.
+uids/gids 47700-47799 (the second round: `brtw3`, 47800-47899, packages
+hello, tree, figlet and dos2unix, lighttpd for services) so they do not
+clash with the conformance cases. Some file.recurse differences are Salt's
+own: it manages the parent directories of the files from a Python set, so
+which of them report "directory: new" (and the order of the comments in
+test mode) changes from run to run.
 
 Usage (from the repository root):
 
@@ -1146,6 +1151,15 @@ sc("timezone.system test change", """
 Europe/Berlin:
   timezone.system: []
 """, test=True)
+sc("timezone.system change", """
+Europe/Berlin:
+  timezone.system: []
+""")
+sc("timezone.system localtime test", """
+Europe/Berlin:
+  timezone.system:
+    - utc: False
+""", test=True)
 sc("timezone.system bad", """
 Nowhere/Nothing:
   timezone.system: []
@@ -1274,6 +1288,17 @@ deb file:{{ d }}/repo ./:
 sc("pkgrepo.absent missing", """
 deb [trusted=yes] file:{{ d }}/repo ./:
   pkgrepo.absent: []
+""", **REPO)
+variants("pkgrepo.managed trusted signed-by", """
+deb [trusted=yes] file:{{ d }}/repo ./:
+  pkgrepo.managed:
+    - file: /etc/apt/sources.list.d/brth7.list
+    - refresh: False
+deb [signed-by=/usr/share/keyrings/brth7.gpg arch=amd64] file:{{ d }}/repo bookworm main:
+  pkgrepo.managed:
+    - file: /etc/apt/sources.list.d/brth7.list
+    - comments: [brth7 note]
+    - refresh: False
 """, **REPO)
 
 PKG = "sl"
@@ -1468,6 +1493,119 @@ sc("archive.extracted enforce_toplevel", """
     - enforce_toplevel: False
     - options: --strip-components=1
 """, setup=[TAR], probe=AR_PROBE)
+sc("archive.extracted strip again", """
+{{ d }}/out:
+  archive.extracted:
+    - source: {{ d }}/app.tar.gz
+    - enforce_toplevel: False
+    - options: --strip-components=1
+""", setup=[TAR], probe=AR_PROBE, pre=[["state.sls", "main"]])
+sc("archive.extracted strip test", """
+{{ d }}/out:
+  archive.extracted:
+    - source: {{ d }}/app.tar.gz
+    - enforce_toplevel: False
+    - options: --strip 1
+""", setup=[TAR], probe=AR_PROBE, test=True)
+TXZ = "cd \"$SCRATCH/build\" && tar --owner=0 --group=0 --mtime=2020-01-01 -cJf ../app.tar.xz app"
+sc("archive.extracted xz options", """
+{{ d }}/out:
+  archive.extracted:
+    - source: {{ d }}/app.tar.xz
+    - options: J
+    - trim_output: 2
+""", setup=[TAR, TXZ], probe=AR_PROBE)
+sc("archive.extracted xz native", """
+{{ d }}/out:
+  archive.extracted:
+    - source: {{ d }}/app.tar.xz
+    - trim_output: True
+""", setup=[TAR, TXZ], probe=AR_PROBE)
+sc("archive.extracted tar options fail", """
+{{ d }}/out:
+  archive.extracted:
+    - source: {{ d }}/app.tar.gz
+    - options: --no-such-option
+""", setup=[TAR], probe=AR_PROBE)
+sc("archive.extracted zip options", """
+{{ d }}/out:
+  archive.extracted:
+    - source: {{ d }}/app.zip
+    - options: -o
+    - trim_output: 2
+""", setup=[TAR], probe=AR_PROBE)
+sc("archive.extracted zip use_cmd_unzip false", """
+{{ d }}/out:
+  archive.extracted:
+    - source: {{ d }}/app.zip
+    - options: -o
+    - use_cmd_unzip: False
+""", setup=[TAR], probe=AR_PROBE)
+sc("archive.extracted password tar", """
+{{ d }}/out:
+  archive.extracted:
+    - source: {{ d }}/app.tar.gz
+    - password: x
+""", setup=[TAR], probe=AR_PROBE)
+sc("archive.extracted overwrite", """
+{{ d }}/out:
+  archive.extracted:
+    - source: {{ d }}/app.tar.gz
+    - overwrite: True
+""", setup=[TAR], probe=AR_PROBE, pre=[["state.sls", "main"]])
+sc("archive.extracted clean", """
+{{ d }}/out:
+  archive.extracted:
+    - source: {{ d }}/app.tar.gz
+    - clean: True
+""", setup=[TAR, "mkdir -p \"$SCRATCH/out/app\" && echo x > \"$SCRATCH/out/app/extra\""], probe=AR_PROBE)
+sc("archive.extracted clean_parent", """
+{{ d }}/out:
+  archive.extracted:
+    - source: {{ d }}/app.tar.gz
+    - clean_parent: True
+""", setup=[TAR, "mkdir -p \"$SCRATCH/out/app\" && echo x > \"$SCRATCH/out/other\""], probe=AR_PROBE)
+sc("archive.extracted if_missing", """
+{{ d }}/out:
+  archive.extracted:
+    - source: {{ d }}/app.tar.gz
+    - if_missing: {{ d }}/app.zip
+""", setup=[TAR], probe=AR_PROBE)
+AR_HASH = "sha256sum \"$SCRATCH/app.tar.gz\" | cut -d' ' -f1 > \"$SCRATCH/app.sum\""
+# run by salt-call/brine from the workspace top (no $SCRATCH there)
+AR_REBUILD = ("cd scratch && echo v2 > build/app/V && tar -C build --owner=0 --group=0 --mtime=2020-01-01 "
+              "-czf app.tar.gz app && sha256sum app.tar.gz | cut -d' ' -f1 > app.sum")
+AR_HASH_STATE = """
+{{ d }}/out:
+  archive.extracted:
+    - source: {{ d }}/app.tar.gz
+    - source_hash: {{ salt['cmd.run']('cat ' ~ d ~ '/app.sum') }}
+    - source_hash_update: True
+"""
+sc("archive.extracted source_hash_update same", AR_HASH_STATE, setup=[TAR, AR_HASH], probe=AR_PROBE,
+   pre=[["state.sls", "main"]])
+sc("archive.extracted source_hash_update changed", AR_HASH_STATE, setup=[TAR, AR_HASH], probe=AR_PROBE + [
+   "cd \"$SCRATCH\" && cat out/app/V"], pre=[["state.sls", "main"], ["cmd.run", AR_REBUILD, "python_shell=True"]])
+sc("archive.extracted source_hash_update no hash", """
+{{ d }}/out:
+  archive.extracted:
+    - source: {{ d }}/app.tar.gz
+    - source_hash_update: True
+""", setup=[TAR], probe=AR_PROBE)
+sc("archive.extracted unreadable", """
+{{ d }}/out:
+  archive.extracted:
+    - source: {{ d }}/junk.tar
+""", setup=["printf 'not an archive\\n' > \"$SCRATCH/junk.tar\""], probe=AR_PROBE)
+TZST = "cd \"$SCRATCH/build\" && tar --owner=0 --group=0 --mtime=2020-01-01 -cf - app | zstd -q > ../app.tar.zst"
+sc("archive.extracted list_options zstd", """
+{{ d }}/out:
+  archive.extracted:
+    - source: {{ d }}/app.tar.zst
+    - archive_format: tar
+    - list_options: zstd -dc
+    - options: --zstd
+""", setup=[TAR, TZST], probe=AR_PROBE)
 sc("archive.extracted missing", """
 {{ d }}/out:
   archive.extracted:
@@ -1485,6 +1623,22 @@ brth7nomod:
 sc("kmod.absent", """
 brth7nomod:
   kmod.absent: []
+""")
+
+sc("kmod.absent test", """
+brth7nomod:
+  kmod.absent: []
+""", test=True)
+sc("kmod.present mods persist", """
+brth7mods:
+  kmod.present:
+    - mods: [brth7a, brth7b]
+    - persist: True
+""")
+sc("kmod.absent persist", """
+brth7nomod:
+  kmod.absent:
+    - persist: True
 """)
 
 SVC_CFG = {"disable_modules": ["systemd_service"]}
@@ -1998,6 +2152,19 @@ sleep 5:
   cmd.run:
     - timeout: 1
 """)
+sc("cmd.run timeout ignored", """
+sleep 5; echo x:
+  cmd.run:
+    - timeout: 1
+    - ignore_timeout: True
+""")
+sc("cmd.script timeout", """
+sleep-script:
+  cmd.script:
+    - source: salt://files/s.sh
+    - args: 5; sleep
+    - timeout: 1
+""")
 sc("cmd.run names", """
 run-many:
   cmd.run:
@@ -2056,6 +2223,1067 @@ FILES = {
     "files/s.sh": "#!/bin/sh\necho args: \"$@\"\n",
 }
 
+# ---------------------------------------------------------------- round 2 (brtw3, uids 47800-47899)
+# Packages: hello, tree, figlet, dos2unix (one dependency-free package each);
+# lighttpd is installed when missing and purged again afterwards.
+
+W3_PKGS = "hello tree figlet dos2unix"
+W3_PKG_RESET = ["apt-mark unhold %s >/dev/null 2>&1; apt-get -o DPkg::Lock::Timeout=300 -y -q purge %s >/dev/null 2>&1; true"
+                % (W3_PKGS, W3_PKGS)]
+W3_PKG_PROBE = ["for p in %s; do s=$(dpkg-query -W -f='${db:Status-Status} ${Version}' $p 2>/dev/null); "
+                "case \"$s\" in ''|not-installed*|config-files*) echo \"$p: absent\";; *) echo \"$p: $s\";; esac; done" % W3_PKGS]
+
+
+def w3_inst(*pkgs):
+    return "apt-get -o DPkg::Lock::Timeout=300 -y -q install --no-install-recommends %s >/dev/null 2>&1" % " ".join(pkgs)
+
+
+W3P = dict(setup=W3_PKG_RESET, probe=W3_PKG_PROBE, teardown=W3_PKG_RESET, timeout=400)
+
+
+def w3_pkg(name, sls, pre_installed=(), tests=True, **kw):
+    """A pkg scenario, its test=True twin, starting with pre_installed installed."""
+    setup = W3_PKG_RESET + ([w3_inst(*pre_installed)] if pre_installed else []) + list(kw.pop("extra_setup", []))
+    args = dict(setup=setup, probe=W3_PKG_PROBE, teardown=W3_PKG_RESET, timeout=400)
+    args.update(kw)
+    sc(name, sls, **args)
+    if tests:
+        sc(name + " test", sls, test=True, **args)
+
+
+w3_pkg("pkg.installed w3 version exact", """
+hello:
+  pkg.installed:
+    - version: '2.10-3'
+""")
+w3_pkg("pkg.installed w3 version ge", """
+hello:
+  pkg.installed:
+    - version: '>=2.10'
+""")
+w3_pkg("pkg.installed w3 version ge unsatisfiable", """
+hello:
+  pkg.installed:
+    - version: '>=99.0'
+""")
+w3_pkg("pkg.installed w3 version eq prefix", """
+hello:
+  pkg.installed:
+    - version: '=2.10-3'
+""")
+w3_pkg("pkg.installed w3 version wrong", """
+hello:
+  pkg.installed:
+    - version: '1.0-1'
+""")
+w3_pkg("pkg.installed w3 version already", """
+hello:
+  pkg.installed:
+    - version: '2.10-3'
+""", pre_installed=["hello"])
+w3_pkg("pkg.installed w3 pkgs versions", """
+w3pkgs:
+  pkg.installed:
+    - pkgs:
+      - hello: '2.10-3'
+      - tree: '>=2.0'
+      - figlet
+""")
+w3_pkg("pkg.installed w3 pkgs some installed", """
+w3pkgs:
+  pkg.installed:
+    - pkgs: [hello, tree]
+""", pre_installed=["hello"])
+w3_pkg("pkg.installed w3 pkgs all installed", """
+w3pkgs:
+  pkg.installed:
+    - pkgs: [hello, tree]
+""", pre_installed=["hello", "tree"])
+w3_pkg("pkg.installed w3 pkgs one missing", """
+w3pkgs:
+  pkg.installed:
+    - pkgs: [hello, brtw3-no-such-package]
+""")
+w3_pkg("pkg.installed w3 pkgs wrong version", """
+w3pkgs:
+  pkg.installed:
+    - pkgs:
+      - hello: '9.9-9'
+      - tree
+""")
+w3_pkg("pkg.installed w3 refresh", """
+hello:
+  pkg.installed:
+    - refresh: True
+""", tests=False)
+w3_pkg("pkg.installed w3 skip_suggestions missing", """
+brtw3-no-such-package:
+  pkg.installed:
+    - skip_suggestions: True
+""")
+w3_pkg("pkg.installed w3 missing", """
+brtw3-no-such-package:
+  pkg.installed: []
+""")
+w3_pkg("pkg.installed w3 install_recommends false", """
+hello:
+  pkg.installed:
+    - install_recommends: False
+""")
+w3_pkg("pkg.installed w3 sources deb", """
+hello:
+  pkg.installed:
+    - sources:
+      - hello: {{ d }}/hello_2.10-3_amd64.deb
+""", extra_setup=["cd \"$SCRATCH\" && apt-get download hello=2.10-3 >/dev/null 2>&1"])
+w3_pkg("pkg.installed w3 sources deb already", """
+hello:
+  pkg.installed:
+    - sources:
+      - hello: {{ d }}/hello_2.10-3_amd64.deb
+""", pre_installed=["hello"], extra_setup=["cd \"$SCRATCH\" && apt-get download hello=2.10-3 >/dev/null 2>&1"])
+w3_pkg("pkg.installed w3 sources missing file", """
+hello:
+  pkg.installed:
+    - sources:
+      - hello: {{ d }}/nope.deb
+""")
+w3_pkg("pkg.installed w3 reinstall", """
+hello:
+  pkg.installed:
+    - reinstall: True
+""", pre_installed=["hello"])
+w3_pkg("pkg.installed w3 allow_updates", """
+hello:
+  pkg.installed:
+    - version: '2.10-3'
+    - allow_updates: True
+""", pre_installed=["hello"])
+w3_pkg("pkg.installed w3 allow_updates fresh", """
+hello:
+  pkg.installed:
+    - version: '>=2.0'
+    - allow_updates: True
+""")
+w3_pkg("pkg.installed w3 names", """
+w3names:
+  pkg.installed:
+    - names: [hello, tree]
+""", pre_installed=["tree"])
+w3_pkg("pkg.removed w3 several", """
+w3rm:
+  pkg.removed:
+    - pkgs: [hello, tree, figlet]
+""", pre_installed=["hello", "tree"])
+w3_pkg("pkg.removed w3 not installed", """
+hello:
+  pkg.removed: []
+""")
+w3_pkg("pkg.removed w3 one", """
+hello:
+  pkg.removed: []
+""", pre_installed=["hello"])
+w3_pkg("pkg.removed w3 version mismatch", """
+hello:
+  pkg.removed:
+    - version: '1.0-1'
+""", pre_installed=["hello"])
+w3_pkg("pkg.purged w3 several", """
+w3purge:
+  pkg.purged:
+    - pkgs: [hello, tree, dos2unix]
+""", pre_installed=["hello", "tree"])
+w3_pkg("pkg.purged w3 config-files", """
+hello:
+  pkg.purged: []
+""", pre_installed=["hello"], extra_setup=["apt-get -o DPkg::Lock::Timeout=300 -y -q remove hello >/dev/null 2>&1"])
+w3_pkg("pkg.purged w3 not installed", """
+hello:
+  pkg.purged: []
+""")
+w3_pkg("pkg.latest w3 pkgs", """
+w3latest:
+  pkg.latest:
+    - refresh: False
+    - pkgs: [hello, tree]
+""", pre_installed=["tree"])
+w3_pkg("pkg.latest w3 pkgs all current", """
+w3latest:
+  pkg.latest:
+    - refresh: False
+    - pkgs: [hello, tree]
+""", pre_installed=["hello", "tree"])
+w3_pkg("pkg.latest w3 pkgs one missing", """
+w3latest:
+  pkg.latest:
+    - refresh: False
+    - pkgs: [hello, brtw3-no-such-package]
+""")
+w3_pkg("pkg.installed w3 watch cmd", """
+hello:
+  pkg.installed: []
+echo pkg changed:
+  cmd.run:
+    - onchanges:
+      - pkg: hello
+""")
+
+# services: lighttpd's SysV script via debian_service, and systemd_service offline.
+W3_LH_IN = ["dpkg-query -W -f='${db:Status-Status}' lighttpd 2>/dev/null | grep -qx installed || { "
+            "dpkg-query -W -f='${db:Status-Status} ${Package}\\n' | awk '$1==\"installed\"{print $2}' | sort > \"$CONF/w3-before\" && "
+            "apt-get -o DPkg::Lock::Timeout=300 -y -q install --no-install-recommends lighttpd >/dev/null 2>&1 && "
+            "dpkg-query -W -f='${db:Status-Status} ${Package}\\n' | awk '$1==\"installed\"{print $2}' | sort | comm -13 \"$CONF/w3-before\" - > \"$CONF/w3-installed\"; }",
+            "rm -f /etc/lighttpd/conf-available/99-brtw3.conf"]
+W3_LH_OUT = ["rm -f /etc/lighttpd/conf-available/99-brtw3.conf", "service lighttpd stop >/dev/null 2>&1 || true",
+             "update-rc.d lighttpd defaults >/dev/null 2>&1; true",
+             "[ ! -s \"$CONF/w3-installed\" ] || apt-get -o DPkg::Lock::Timeout=300 -y -q purge $(cat \"$CONF/w3-installed\") >/dev/null 2>&1; true"]
+W3_STOP = "service lighttpd stop >/dev/null 2>&1; true"
+W3_START = "service lighttpd restart >/dev/null 2>&1; pgrep -o -f /usr/sbin/lighttpd > \"$CONF/w3-pid\""
+W3_DISABLE = "update-rc.d lighttpd disable >/dev/null 2>&1"
+W3_ENABLE = "update-rc.d lighttpd enable >/dev/null 2>&1"
+W3_SVC_PROBE = ["service lighttpd status >/dev/null 2>&1 && echo running || echo stopped",
+                "ls /etc/rc2.d/ | grep lighttpd | cut -c1",
+                "[ ! -e \"$CONF/w3-pid\" ] || { [ \"$(pgrep -o -f /usr/sbin/lighttpd)\" != \"$(cat \"$CONF/w3-pid\")\" ] && echo restarted || echo same-pid; }"]
+
+
+def w3_svc(name, sls, start=(), tests=True, config=SVC_CFG, **kw):
+    args = dict(setup=W3_LH_IN + list(start), probe=W3_SVC_PROBE, teardown=W3_LH_OUT, config=config, timeout=300)
+    args.update(kw)
+    sc(name, sls, **args)
+    if tests:
+        sc(name + " test", sls, test=True, **args)
+
+
+w3_svc("service.running w3 enable", """
+lighttpd:
+  service.running:
+    - enable: True
+""", start=[W3_STOP, W3_DISABLE])
+w3_svc("service.running w3 enable already", """
+lighttpd:
+  service.running:
+    - enable: True
+""", start=[W3_ENABLE, W3_START])
+w3_svc("service.running w3 enable false", """
+lighttpd:
+  service.running:
+    - enable: False
+""", start=[W3_STOP, W3_ENABLE])
+w3_svc("service.running w3 running disable", """
+lighttpd:
+  service.running:
+    - enable: False
+""", start=[W3_ENABLE, W3_START])
+w3_svc("service.running w3 already", """
+lighttpd:
+  service.running: []
+""", start=[W3_START])
+w3_svc("service.dead w3 enable false", """
+lighttpd:
+  service.dead:
+    - enable: False
+""", start=[W3_ENABLE, W3_START])
+w3_svc("service.dead w3 already", """
+lighttpd:
+  service.dead: []
+""", start=[W3_STOP])
+w3_svc("service.dead w3 running", """
+lighttpd:
+  service.dead: []
+""", start=[W3_START])
+w3_svc("service.dead w3 enable true", """
+lighttpd:
+  service.dead:
+    - enable: True
+""", start=[W3_STOP, W3_DISABLE])
+w3_svc("service.enabled w3", """
+lighttpd:
+  service.enabled: []
+""", start=[W3_DISABLE])
+w3_svc("service.enabled w3 already", """
+lighttpd:
+  service.enabled: []
+""", start=[W3_ENABLE])
+w3_svc("service.disabled w3", """
+lighttpd:
+  service.disabled: []
+""", start=[W3_ENABLE])
+w3_svc("service.disabled w3 already", """
+lighttpd:
+  service.disabled: []
+""", start=[W3_DISABLE])
+W3_CONF = """/etc/lighttpd/conf-available/99-brtw3.conf:
+  file.managed:
+    - contents: |
+        # brtw3
+"""
+w3_svc("service.running w3 watch reload", W3_CONF + """
+lighttpd:
+  service.running:
+    - reload: True
+    - watch:
+      - file: /etc/lighttpd/conf-available/99-brtw3.conf
+""", start=[W3_START])
+w3_svc("service.running w3 watch stopped", W3_CONF + """
+lighttpd:
+  service.running:
+    - watch:
+      - file: /etc/lighttpd/conf-available/99-brtw3.conf
+""", start=[W3_STOP])
+w3_svc("service.running w3 watch no change", W3_CONF + """
+lighttpd:
+  service.running:
+    - watch:
+      - file: /etc/lighttpd/conf-available/99-brtw3.conf
+""", start=[W3_START, "printf '# brtw3\\n' > /etc/lighttpd/conf-available/99-brtw3.conf"])
+w3_svc("service.running w3 listen", W3_CONF + """
+lighttpd:
+  service.running:
+    - listen:
+      - file: /etc/lighttpd/conf-available/99-brtw3.conf
+""", start=[W3_START])
+w3_svc("service.running w3 watch_in full_restart", W3_CONF + """
+    - watch_in:
+      - service: lighttpd
+lighttpd:
+  service.running:
+    - full_restart: True
+""", start=[W3_START])
+w3_svc("service.dead w3 watch", W3_CONF + """
+lighttpd:
+  service.dead:
+    - watch:
+      - file: /etc/lighttpd/conf-available/99-brtw3.conf
+""", start=[W3_START])
+w3_svc("service.running w3 offline watch", W3_CONF + """
+lighttpd:
+  service.running:
+    - enable: True
+    - watch:
+      - file: /etc/lighttpd/conf-available/99-brtw3.conf
+""", start=[W3_STOP], config={})
+w3_svc("service.dead w3 offline", """
+lighttpd:
+  service.dead:
+    - enable: False
+""", start=[W3_STOP], config={})
+w3_svc("service.running w3 missing", """
+brtw3nosvc:
+  service.running:
+    - enable: True
+""")
+
+# users and groups
+W3_RM_USERS = "for u in brtw3u1 brtw3u2; do userdel -r $u >/dev/null 2>&1; userdel -f $u >/dev/null 2>&1; rm -rf /home/$u /home/${u}new; done; true"
+W3_RM_GROUPS = "for g in brtw3u1 brtw3u2 brtw3g1 brtw3g2 brtw3g3; do groupdel $g >/dev/null 2>&1; done; true"
+W3_IDS = [W3_RM_USERS, W3_RM_GROUPS]
+W3_MK_GROUPS = "groupadd -g 47811 brtw3g1 && groupadd -g 47812 brtw3g2"
+W3_MK_USER1 = ("groupadd -g 47801 brtw3u1 && useradd -u 47801 -g brtw3u1 -m -s /bin/sh -c 'W3 One,1,2,3,x' brtw3u1 && "
+               "echo 'brtw3u1:$6$w3salt$oldhash' | chpasswd -e")
+W3_USER_PROBE = ["getent passwd brtw3u1 brtw3u2 | cut -d: -f1,3,4,5,6,7", "id -nG brtw3u1 2>&1; true",
+                 "getent shadow brtw3u1 | cut -d: -f1,2,8", "ls -d /home/brtw3u1 /home/brtw3u1new 2>&1; true",
+                 "getent group brtw3u1 brtw3g1 brtw3g2 brtw3g3"]
+
+
+def w3_user(name, sls, setup=(W3_MK_GROUPS, W3_MK_USER1), tests=True, probe=(), **kw):
+    args = dict(setup=W3_IDS + list(setup), probe=W3_USER_PROBE + list(probe), teardown=W3_IDS)
+    args.update(kw)
+    sc(name, sls, **args)
+    if tests:
+        sc(name + " test", sls, test=True, **args)
+
+
+w3_user("user.present w3 uid gid change", """
+brtw3u1:
+  user.present:
+    - uid: 47802
+    - gid: 47811
+    - allow_uid_change: True
+    - allow_gid_change: True
+""")
+w3_user("user.present w3 uid change not allowed", """
+brtw3u1:
+  user.present:
+    - uid: 47802
+    - gid: brtw3g1
+""")
+w3_user("user.present w3 groups keep", """
+brtw3u1:
+  user.present:
+    - groups: [brtw3g2]
+    - remove_groups: False
+""", setup=(W3_MK_GROUPS, W3_MK_USER1, "usermod -aG brtw3g1 brtw3u1"))
+w3_user("user.present w3 groups replace", """
+brtw3u1:
+  user.present:
+    - groups: [brtw3g2]
+""", setup=(W3_MK_GROUPS, W3_MK_USER1, "usermod -aG brtw3g1 brtw3u1"))
+w3_user("user.present w3 gecos change", """
+brtw3u1:
+  user.present:
+    - fullname: W3 Changed
+    - roomnumber: '11'
+    - workphone: '2'
+""")
+w3_user("user.present w3 gecos same", """
+brtw3u1:
+  user.present:
+    - fullname: W3 One
+    - roomnumber: '1'
+    - workphone: '2'
+    - homephone: '3'
+    - other: x
+""")
+w3_user("user.present w3 password enforce false", """
+brtw3u1:
+  user.present:
+    - password: '$6$w3salt$newhash'
+    - enforce_password: False
+""")
+w3_user("user.present w3 password enforce", """
+brtw3u1:
+  user.present:
+    - password: '$6$w3salt$newhash'
+""")
+w3_user("user.present w3 password same", """
+brtw3u1:
+  user.present:
+    - password: '$6$w3salt$oldhash'
+""")
+w3_user("user.present w3 password plain hash_password", """
+brtw3u1:
+  user.present:
+    - password: secret
+    - hash_password: True
+""", tests=False, probe=["getent shadow brtw3u1 | cut -d: -f2 | cut -c1-3"])
+w3_user("user.present w3 expire change", """
+brtw3u1:
+  user.present:
+    - expire: 20500
+""")
+w3_user("user.present w3 expire date string", """
+brtw3u1:
+  user.present:
+    - expire: '2030-01-02'
+""")
+w3_user("user.present w3 home move createhome", """
+brtw3u1:
+  user.present:
+    - home: /home/brtw3u1new
+    - createhome: True
+""")
+w3_user("user.present w3 home no move createhome", """
+brtw3u1:
+  user.present:
+    - home: /home/brtw3u1new
+    - createhome: True
+""", setup=(W3_MK_GROUPS, "groupadd -g 47801 brtw3u1 && useradd -u 47801 -g brtw3u1 -M -s /bin/sh brtw3u1"))
+w3_user("user.present w3 fresh full", """
+brtw3u1:
+  user.present:
+    - uid: 47801
+    - usergroup: True
+    - fullname: W3 Fresh
+    - shell: /bin/bash
+    - groups: [brtw3g1, brtw3g2]
+    - password: '$6$w3salt$freshhash'
+    - expire: 20600
+""", setup=(W3_MK_GROUPS,))
+w3_user("user.present w3 usergroup gid exists", """
+brtw3u1:
+  user.present:
+    - uid: 47801
+    - gid: 47801
+""", setup=(W3_MK_GROUPS, "groupadd -g 47801 brtw3u1"))
+w3_user("user.absent w3 purge force", """
+brtw3u1:
+  user.absent:
+    - purge: True
+    - force: True
+""")
+w3_user("user.absent w3 no purge", """
+brtw3u1:
+  user.absent: []
+""")
+w3_user("user.absent w3 group kept", """
+brtw3u1:
+  user.absent:
+    - purge: True
+""", setup=(W3_MK_GROUPS, W3_MK_USER1, "usermod -aG brtw3g1 brtw3u1"))
+w3_user("group.present w3 gid change members", """
+brtw3g1:
+  group.present:
+    - gid: 47819
+    - members: [brtw3u1]
+""")
+w3_user("group.present w3 new addusers", """
+brtw3g3:
+  group.present:
+    - gid: 47813
+    - addusers: [brtw3u1]
+""")
+w3_user("group.present w3 delusers missing", """
+brtw3g1:
+  group.present:
+    - delusers: [brtw3u1, brtw3nouser]
+""", setup=(W3_MK_GROUPS, W3_MK_USER1, "usermod -aG brtw3g1 brtw3u1"))
+w3_user("group.present w3 members empty", """
+brtw3g1:
+  group.present:
+    - members: []
+""", setup=(W3_MK_GROUPS, W3_MK_USER1, "usermod -aG brtw3g1 brtw3u1"))
+w3_user("group.present w3 addusers already", """
+brtw3g1:
+  group.present:
+    - addusers: [brtw3u1]
+""", setup=(W3_MK_GROUPS, W3_MK_USER1, "usermod -aG brtw3g1 brtw3u1"))
+w3_user("group.present w3 members and addusers", """
+brtw3g1:
+  group.present:
+    - members: [brtw3u1]
+    - addusers: [brtw3u1]
+""")
+
+# files
+B_SHA = "654eeb76cd0b206c1d805e66ed95f6008a80ab6ca0828f8c8428cd1e8c05dd99"
+FILES.update({
+    "files/b.conf.sha256": "%s  b.conf\n" % B_SHA,
+    "files/rec/a.txt": "a\n",
+    "files/rec/skip.bak": "bak\n",
+    "files/rec/sub/b.conf": "b {{ grains['os'] }}\n",
+    "files/rec/sub/deep/c.txt": "c\n",
+})
+sc("file.managed w3 source_hash", """
+{{ d }}/h.conf:
+  file.managed:
+    - source: salt://files/b.conf
+    - source_hash: sha256=%s
+""" % B_SHA, probe=FILE_PROBE)
+sc("file.managed w3 source_hash bare", """
+{{ d }}/h.conf:
+  file.managed:
+    - source: salt://files/b.conf
+    - source_hash: %s
+""" % B_SHA, probe=FILE_PROBE)
+sc("file.managed w3 source_hash file", """
+{{ d }}/h.conf:
+  file.managed:
+    - source: salt://files/b.conf
+    - source_hash: salt://files/b.conf.sha256
+""", probe=FILE_PROBE)
+sc("file.managed w3 source_hash local source", """
+{{ d }}/h.conf:
+  file.managed:
+    - source: {{ d }}/src.txt
+    - source_hash: md5=b615d13966b9c626ea95a06bdc96b7e8
+""", setup=["printf 'from salt source\\n' > \"$SCRATCH/src.txt\""], probe=FILE_PROBE)
+sc("file.managed w3 source_hash test", """
+{{ d }}/h.conf:
+  file.managed:
+    - source: salt://files/b.conf
+    - source_hash: sha256=%s
+""" % B_SHA, probe=FILE_PROBE, test=True)
+sc("file.managed w3 skip_verify", """
+{{ d }}/h.conf:
+  file.managed:
+    - source: salt://files/b.conf
+    - skip_verify: True
+""", probe=FILE_PROBE)
+sc("file.managed w3 contents_pillar", """
+{{ d }}/p.conf:
+  file.managed:
+    - contents_pillar: w3:text
+""", argv=["state.sls", "main", "pillar={\"w3\": {\"text\": \"from pillar\\nline 2\"}}"], probe=FILE_PROBE)
+sc("file.managed w3 contents_pillar missing", """
+{{ d }}/p.conf:
+  file.managed:
+    - contents_pillar: w3:nope
+""", probe=FILE_PROBE)
+sc("file.managed w3 follow_symlinks false", """
+{{ d }}/link.conf:
+  file.managed:
+    - contents: via link
+    - follow_symlinks: False
+""", setup=["echo old > \"$SCRATCH/target.conf\" && ln -s target.conf \"$SCRATCH/link.conf\""], probe=FILE_PROBE)
+sc("file.managed w3 follow_symlinks mode", """
+{{ d }}/link.conf:
+  file.managed:
+    - contents: via link
+    - mode: '0600'
+""", setup=["echo old > \"$SCRATCH/target.conf\" && ln -s target.conf \"$SCRATCH/link.conf\""], probe=FILE_PROBE)
+for _n, _cmd in (("pass", "grep -q ok"), ("fail", "grep -q nope")):
+    sc("file.managed w3 check_cmd " + _n, """
+{{ d }}/chk.conf:
+  file.managed:
+    - contents: ok
+    - check_cmd: %s
+""" % _cmd, setup=["echo old > \"$SCRATCH/chk.conf\""], probe=FILE_PROBE)
+    sc("file.managed w3 check_cmd tmp_ext " + _n, """
+{{ d }}/chk.conf:
+  file.managed:
+    - contents: ok
+    - tmp_ext: .conf
+    - check_cmd: %s
+""" % _cmd, probe=FILE_PROBE)
+sc("file.managed w3 check_cmd test", """
+{{ d }}/chk.conf:
+  file.managed:
+    - contents: ok
+    - check_cmd: grep -q nope
+""", probe=FILE_PROBE, test=True)
+sc("file.managed w3 dir_mode makedirs", """
+{{ d }}/x/y/z.conf:
+  file.managed:
+    - contents: deep
+    - makedirs: True
+    - dir_mode: '0750'
+    - mode: '0640'
+""", probe=FILE_PROBE)
+sc("file.managed w3 attrs", """
+{{ d }}/at.conf:
+  file.managed:
+    - contents: attrs
+    - attrs: i
+""", probe=FILE_PROBE + ["lsattr -d \"$SCRATCH/at.conf\" 2>&1 | cut -c1-22"],
+   teardown=["chattr -i \"$SCRATCH/at.conf\" 2>/dev/null; true"])
+REC_PROBE = FILE_PROBE
+variants("file.recurse w3 basic", """
+{{ d }}/rec:
+  file.recurse:
+    - source: salt://files/rec
+""", probe=REC_PROBE)
+sc("file.recurse w3 clean", """
+{{ d }}/rec:
+  file.recurse:
+    - source: salt://files/rec
+    - clean: True
+""", setup=["mkdir -p \"$SCRATCH/rec/old\" && echo x > \"$SCRATCH/rec/old/x\" && echo y > \"$SCRATCH/rec/y.txt\""], probe=REC_PROBE)
+sc("file.recurse w3 clean test", """
+{{ d }}/rec:
+  file.recurse:
+    - source: salt://files/rec
+    - clean: True
+""", setup=["mkdir -p \"$SCRATCH/rec/old\" && echo x > \"$SCRATCH/rec/old/x\" && echo y > \"$SCRATCH/rec/y.txt\""], probe=REC_PROBE, test=True)
+sc("file.recurse w3 include_pat", """
+{{ d }}/rec:
+  file.recurse:
+    - source: salt://files/rec
+    - include_pat: '*.txt'
+""", probe=REC_PROBE)
+sc("file.recurse w3 include_pat regex", """
+{{ d }}/rec:
+  file.recurse:
+    - source: salt://files/rec
+    - include_pat: 'E@sub/.*'
+""", probe=REC_PROBE)
+sc("file.recurse w3 exclude_pat", """
+{{ d }}/rec:
+  file.recurse:
+    - source: salt://files/rec
+    - exclude_pat: '*.bak'
+""", probe=REC_PROBE)
+sc("file.recurse w3 exclude_pat clean", """
+{{ d }}/rec:
+  file.recurse:
+    - source: salt://files/rec
+    - exclude_pat: 'E@.*\\.bak$'
+    - clean: True
+""", setup=["mkdir -p \"$SCRATCH/rec\" && echo y > \"$SCRATCH/rec/y.txt\" && echo keep > \"$SCRATCH/rec/skip.bak\""], probe=REC_PROBE)
+sc("file.recurse w3 modes", """
+{{ d }}/rec:
+  file.recurse:
+    - source: salt://files/rec
+    - file_mode: '0640'
+    - dir_mode: '0750'
+""", probe=REC_PROBE)
+sc("file.recurse w3 modes change", """
+{{ d }}/rec:
+  file.recurse:
+    - source: salt://files/rec
+    - file_mode: '0600'
+""", pre=[["state.sls", "main"]], setup=[], probe=REC_PROBE)
+sc("file.recurse w3 template", """
+{{ d }}/rec:
+  file.recurse:
+    - source: salt://files/rec
+    - template: jinja
+    - include_empty: True
+""", probe=REC_PROBE)
+sc("file.recurse w3 missing source", """
+{{ d }}/rec:
+  file.recurse:
+    - source: salt://files/nope
+""", probe=REC_PROBE)
+sc("file.recurse w3 maxdepth", """
+{{ d }}/rec:
+  file.recurse:
+    - source: salt://files/rec
+    - maxdepth: 1
+""", probe=REC_PROBE)
+sc("file.recurse w3 keep_symlinks user", """
+{{ d }}/rec:
+  file.recurse:
+    - source: salt://files/rec
+    - user: nobody
+    - group: nogroup
+""", probe=REC_PROBE)
+
+# cron
+W3_CRON_SETUP = [W3_RM_USERS, W3_RM_GROUPS, "groupadd -g 47801 brtw3u1 && useradd -u 47801 -g brtw3u1 -M brtw3u1"]
+W3_CRON_TD = ["crontab -r -u brtw3u1 >/dev/null 2>&1 || true", W3_RM_USERS, W3_RM_GROUPS]
+W3_CRON_PROBE = ["crontab -l -u brtw3u1"]
+W3_HDR = "# Lines below here are managed by Salt, do not edit\\n"
+
+
+def w3_cron(name, sls, tab=None, tests=True):
+    setup = list(W3_CRON_SETUP)
+    if tab is not None:
+        setup.append("printf '%s' | crontab -u brtw3u1 -" % tab)
+    args = dict(setup=setup, probe=W3_CRON_PROBE, teardown=W3_CRON_TD)
+    sc(name, sls, **args)
+    if tests:
+        sc(name + " test", sls, test=True, **args)
+
+
+w3_cron("cron.present w3 special identifier", """
+/bin/true w3:
+  cron.present:
+    - user: brtw3u1
+    - special: '@daily'
+    - identifier: w3daily
+""")
+w3_cron("cron.present w3 special change", """
+/bin/true w3:
+  cron.present:
+    - user: brtw3u1
+    - special: '@weekly'
+""", tab=W3_HDR + "@daily /bin/true w3\\n")
+w3_cron("cron.present w3 special to timed", """
+/bin/true w3:
+  cron.present:
+    - user: brtw3u1
+    - minute: 5
+    - hour: 1
+""", tab=W3_HDR + "@daily /bin/true w3\\n")
+w3_cron("cron.present w3 special same", """
+/bin/true w3:
+  cron.present:
+    - user: brtw3u1
+    - special: '@daily'
+""", tab=W3_HDR + "@daily /bin/true w3\\n")
+w3_cron("cron.present w3 identifier comment", """
+w3job:
+  cron.present:
+    - name: /bin/echo w3
+    - user: brtw3u1
+    - identifier: w3job
+    - comment: nightly echo
+    - minute: 0
+    - hour: 3
+""")
+w3_cron("cron.present w3 identifier name change", """
+/bin/echo w3 new:
+  cron.present:
+    - user: brtw3u1
+    - identifier: w3job
+    - minute: 0
+    - hour: 3
+""", tab=W3_HDR + "# nightly echo SALT_CRON_IDENTIFIER:w3job\\n0 3 * * * /bin/echo w3\\n")
+w3_cron("cron.present w3 comment change", """
+/bin/echo w3:
+  cron.present:
+    - user: brtw3u1
+    - identifier: w3job
+    - comment: other text
+    - minute: 0
+    - hour: 3
+""", tab=W3_HDR + "# nightly echo SALT_CRON_IDENTIFIER:w3job\\n0 3 * * * /bin/echo w3\\n")
+w3_cron("cron.present w3 commented existing", """
+/bin/echo w3:
+  cron.present:
+    - user: brtw3u1
+    - identifier: w3job
+    - commented: True
+    - minute: 0
+    - hour: 3
+""", tab=W3_HDR + "# SALT_CRON_IDENTIFIER:w3job\\n0 3 * * * /bin/echo w3\\n")
+w3_cron("cron.present w3 special commented", """
+/bin/echo w3:
+  cron.present:
+    - user: brtw3u1
+    - special: '@reboot'
+    - commented: True
+    - comment: at boot
+""")
+w3_cron("cron.absent w3 identifier", """
+w3job:
+  cron.absent:
+    - name: /bin/echo other
+    - user: brtw3u1
+    - identifier: w3job
+""", tab=W3_HDR + "# SALT_CRON_IDENTIFIER:w3job\\n0 3 * * * /bin/echo w3\\n")
+
+# cmd requisite chains
+W3_CMD_PROBE = [CAT]
+sc("cmd.run w3 onchanges changed", """
+{{ d }}/f.conf:
+  file.managed:
+    - contents: one
+echo changed >> {{ d }}/log:
+  cmd.run:
+    - onchanges:
+      - file: {{ d }}/f.conf
+""", probe=W3_CMD_PROBE)
+sc("cmd.run w3 onchanges unchanged", """
+{{ d }}/f.conf:
+  file.managed:
+    - contents: one
+echo changed >> {{ d }}/log:
+  cmd.run:
+    - onchanges:
+      - file: {{ d }}/f.conf
+""", setup=["printf one > \"$SCRATCH/f.conf\""], probe=W3_CMD_PROBE)
+sc("cmd.run w3 onchanges test", """
+{{ d }}/f.conf:
+  file.managed:
+    - contents: one
+echo changed >> {{ d }}/log:
+  cmd.run:
+    - onchanges:
+      - file: {{ d }}/f.conf
+""", probe=W3_CMD_PROBE, test=True)
+sc("cmd.wait w3 watch", """
+{{ d }}/f.conf:
+  file.managed:
+    - contents: one
+echo watched >> {{ d }}/log:
+  cmd.wait:
+    - watch:
+      - file: {{ d }}/f.conf
+""", probe=W3_CMD_PROBE)
+sc("cmd.run w3 watch unchanged", """
+{{ d }}/f.conf:
+  file.managed:
+    - contents: one
+echo watched >> {{ d }}/log:
+  cmd.run:
+    - watch:
+      - file: {{ d }}/f.conf
+""", setup=["printf one > \"$SCRATCH/f.conf\""], probe=W3_CMD_PROBE)
+sc("cmd.run w3 watch chain", """
+{{ d }}/f.conf:
+  file.managed:
+    - contents: one
+first:
+  cmd.run:
+    - name: echo first >> {{ d }}/log
+    - onchanges:
+      - file: {{ d }}/f.conf
+second:
+  cmd.run:
+    - name: echo second >> {{ d }}/log
+    - onchanges:
+      - cmd: first
+third:
+  cmd.wait:
+    - name: echo third >> {{ d }}/log
+    - watch:
+      - cmd: second
+""", probe=W3_CMD_PROBE)
+for _t in (False, True):
+    sc("cmd.run w3 prereq" + (" test" if _t else ""), """
+{{ d }}/f.conf:
+  file.managed:
+    - contents: new
+before:
+  cmd.run:
+    - name: cp {{ d }}/f.conf {{ d }}/f.conf.before 2>/dev/null; echo before >> {{ d }}/log
+    - prereq:
+      - file: {{ d }}/f.conf
+""", setup=["printf old > \"$SCRATCH/f.conf\""], probe=W3_CMD_PROBE, test=_t)
+sc("cmd.run w3 prereq unchanged", """
+{{ d }}/f.conf:
+  file.managed:
+    - contents: new
+before:
+  cmd.run:
+    - name: echo before >> {{ d }}/log
+    - prereq:
+      - file: {{ d }}/f.conf
+""", setup=["printf new > \"$SCRATCH/f.conf\""], probe=W3_CMD_PROBE)
+sc("cmd.run w3 prereq_in fail", """
+{{ d }}/f.conf:
+  file.managed:
+    - contents: new
+    - prereq_in:
+      - cmd: before
+before:
+  cmd.run:
+    - name: exit 3
+""", setup=["printf old > \"$SCRATCH/f.conf\""], probe=W3_CMD_PROBE)
+sc("cmd.run w3 onfail", """
+bad:
+  cmd.run:
+    - name: exit 2
+rescue:
+  cmd.run:
+    - name: echo rescued >> {{ d }}/log
+    - onfail:
+      - cmd: bad
+skipped:
+  cmd.run:
+    - name: echo skipped >> {{ d }}/log
+    - onfail:
+      - cmd: rescue
+""", probe=W3_CMD_PROBE)
+sc("cmd.run w3 onchanges_any", """
+{{ d }}/a.conf:
+  file.managed:
+    - contents: a
+{{ d }}/b.conf:
+  file.managed:
+    - contents: b
+echo any >> {{ d }}/log:
+  cmd.run:
+    - onchanges_any:
+      - file: {{ d }}/a.conf
+      - file: {{ d }}/b.conf
+""", setup=["printf a > \"$SCRATCH/a.conf\""], probe=W3_CMD_PROBE)
+sc("cmd.run w3 watch failing", """
+{{ d }}/f.conf:
+  file.managed:
+    - source: salt://files/nope
+echo watched >> {{ d }}/log:
+  cmd.run:
+    - watch:
+      - file: {{ d }}/f.conf
+""", probe=W3_CMD_PROBE)
+
+# round 2, batch 2
+w3_user("user.present w3 new password enforce", """
+brtw3u1:
+  user.present:
+    - uid: 47801
+    - password: '$6$w3salt$freshhash'
+    - enforce_password: False
+    - createhome: False
+""", setup=(W3_MK_GROUPS,))
+w3_user("user.present w3 optional_groups existing", """
+brtw3u1:
+  user.present:
+    - groups: [brtw3g1]
+    - optional_groups: [brtw3g2, brtw3nogroup]
+""")
+w3_user("user.present w3 gid missing", """
+brtw3u1:
+  user.present:
+    - gid: brtw3nogroup
+""", setup=(W3_MK_GROUPS,))
+w3_user("user.present w3 shell home fullname", """
+brtw3u1:
+  user.present:
+    - shell: /bin/bash
+    - home: /srv/brtw3u1
+    - fullname: ''
+""", teardown=W3_IDS + ["rm -rf /srv/brtw3u1"])
+w3_user("user.present w3 nologin system shell", """
+brtw3u1:
+  user.present:
+    - uid: 47803
+    - gid: 47811
+    - shell: /usr/sbin/nologin
+    - home: /nonexistent
+    - createhome: False
+    - usergroup: False
+""", setup=(W3_MK_GROUPS,))
+w3_user("group.absent w3 with members", """
+brtw3g1:
+  group.absent: []
+""", setup=(W3_MK_GROUPS, W3_MK_USER1, "usermod -aG brtw3g1 brtw3u1"))
+w3_user("group.present w3 members replace", """
+brtw3g1:
+  group.present:
+    - members: [brtw3u2]
+""", setup=(W3_MK_GROUPS, W3_MK_USER1, "useradd -u 47804 -M brtw3u2", "usermod -aG brtw3g1 brtw3u1"))
+w3_user("user.absent w3 missing", """
+brtw3u2:
+  user.absent:
+    - purge: True
+""")
+w3_cron("cron.absent w3 special", """
+/bin/echo w3:
+  cron.absent:
+    - user: brtw3u1
+    - special: '@hourly'
+""", tab=W3_HDR + "@hourly /bin/echo w3\\n")
+w3_cron("cron.present w3 two jobs", """
+job-a:
+  cron.present:
+    - name: /bin/echo a
+    - user: brtw3u1
+    - minute: 1
+job-b:
+  cron.present:
+    - name: /bin/echo b
+    - user: brtw3u1
+    - special: '@monthly'
+""")
+w3_cron("cron.present w3 range step", """
+/bin/echo w3:
+  cron.present:
+    - user: brtw3u1
+    - minute: '0,30'
+    - hour: '8-17'
+    - dayweek: '1-5'
+""", tab=W3_HDR + "0,30 8-17 * * 1-5 /bin/echo w3\\n")
+sc("file.managed w3 source list hash", """
+{{ d }}/h.conf:
+  file.managed:
+    - source:
+      - salt://files/nope.conf
+      - salt://files/b.conf
+    - source_hash: sha256=%s
+    - user: root
+    - group: root
+    - mode: '0644'
+""" % B_SHA, probe=FILE_PROBE)
+sc("file.managed w3 source_hash change", """
+{{ d }}/h.conf:
+  file.managed:
+    - source: salt://files/b.conf
+    - source_hash: sha256=%s
+""" % B_SHA, setup=["echo old > \"$SCRATCH/h.conf\""], probe=FILE_PROBE)
+sc("file.managed w3 contents_pillar test", """
+{{ d }}/p.conf:
+  file.managed:
+    - contents_pillar: w3:text
+""", argv=["state.sls", "main", "pillar={\"w3\": {\"text\": \"from pillar\"}}"], probe=FILE_PROBE, test=True)
+sc("file.managed w3 template context pillar", """
+{{ d }}/t.conf:
+  file.managed:
+    - source: salt://files/t.j2
+    - template: jinja
+    - context:
+        who: {{ pillar.get('w3', {}).get('who', 'x') }}
+        n: 7
+""", argv=["state.sls", "main", "pillar={\"w3\": {\"who\": \"pillar\"}}"], probe=FILE_PROBE)
+
+w3_svc("service.running w3 watch force reload", W3_CONF + """
+lighttpd:
+  service.running:
+    - reload: True
+    - force: True
+    - watch:
+      - file: /etc/lighttpd/conf-available/99-brtw3.conf
+""", start=[W3_START])
+w3_svc("service.running w3 watch onchanges enable", W3_CONF + """
+lighttpd:
+  service.running:
+    - enable: True
+    - onchanges:
+      - file: /etc/lighttpd/conf-available/99-brtw3.conf
+""", start=[W3_STOP, W3_DISABLE])
+
 
 def write_case(top, scen, idx):
     """Write one scenario as a conformance case dir; returns its path."""
@@ -2066,6 +3294,7 @@ def write_case(top, scen, idx):
     with open(os.path.join(states, "main.sls"), "w") as fh:
         fh.write(scen["sls"])
     for rel, text in FILES.items():
+        os.makedirs(os.path.dirname(os.path.join(states, rel)), exist_ok=True)
         with open(os.path.join(states, rel), "w") as fh:
             fh.write(text)
     data = {"description": scen["name"], "argv": scen["argv"], "timeout": scen["timeout"],

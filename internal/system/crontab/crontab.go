@@ -314,7 +314,7 @@ func Set(t *Tab, w Want) string {
 				m.Times[i] = old[i]
 			}
 		}
-		if !NeedsChange(e.spec(), w.spec()) && e.Spec != "" {
+		if w.Special != "" && !NeedsChange(e.spec(), w.spec()) && e.Spec != "" {
 			m.Special = e.Spec
 		}
 		if !NeedsChange(e.Comment, w.Comment) {

@@ -59,6 +59,8 @@ func TestSet(t *testing.T) {
 			"updated", "# nightly SALT_CRON_IDENTIFIER:backup\n10 2 * * * /usr/bin/backup2\n"},
 		{"special present", Want{Cmd: "/usr/bin/boot", Special: "@reboot", Identifier: "boot"}, "present", ""},
 		{"special changed", Want{Cmd: "/usr/bin/boot", Special: "@daily", Identifier: "boot"}, "updated", "# SALT_CRON_IDENTIFIER:boot\n@daily /usr/bin/boot\n"},
+		{"special becomes a timed job", Want{Cmd: "/usr/bin/boot", Identifier: "boot", Times: times("5", "1", "*", "*", "*")},
+			"updated", "# SALT_CRON_IDENTIFIER:boot\n5 1 * * * /usr/bin/boot\n"},
 		{"enable a disabled job", Want{Cmd: "/usr/bin/old", Times: times("5", "1", "*", "*", "*")}, "updated", "--all\n5 1 * * * /usr/bin/old\n# SALT"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -102,7 +102,7 @@ func Register(family string, f func(system.Runner) Manager) {
 }
 
 func init() {
-	Register("Debian", func(r system.Runner) Manager { return NewApt(r) })
+	Register("Debian", func(r system.Runner) Manager { return NewApt(lockRetry{Runner: r}) })
 	Register("RedHat", func(r system.Runner) Manager { return NewDnf(r) })
 	Register("Alpine", func(r system.Runner) Manager { return NewApk(r) })
 }

@@ -31,23 +31,7 @@ func pkgMatchVersion(m pkgmgr.Manager, desired string, candidates []string) (str
 		op = "=="
 	}
 	for _, c := range candidates {
-		cmp := m.Compare(c, want)
-		var ok bool
-		switch op {
-		case "==":
-			ok = cmp == 0
-		case "!=":
-			ok = cmp != 0
-		case "<":
-			ok = cmp < 0
-		case "<=":
-			ok = cmp <= 0
-		case ">":
-			ok = cmp > 0
-		case ">=":
-			ok = cmp >= 0
-		}
-		if ok {
+		if pkgmgr.Satisfies(op, m.Compare(c, want)) {
 			return c, true
 		}
 	}

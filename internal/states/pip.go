@@ -18,6 +18,7 @@ import (
 
 	"brine/internal/statemod"
 	"brine/internal/system/pipcmd"
+	"brine/internal/system/pkgmgr"
 	"brine/internal/value"
 )
 
@@ -169,23 +170,14 @@ func pyFulfills(ver, spec string) bool {
 			}
 			continue
 		}
-		cmp := pyVersionCmp(ver, want)
-		var ok bool
-		switch m[1] {
-		case "==", "===":
-			ok = cmp == 0
-		case "!=":
-			ok = cmp != 0
-		case "<":
-			ok = cmp < 0
-		case "<=":
-			ok = cmp <= 0
-		case ">":
-			ok = cmp > 0
-		case ">=", "~=":
-			ok = cmp >= 0
+		op := m[1]
+		switch op {
+		case "===":
+			op = "=="
+		case "~=":
+			op = ">=" // a compatible release: at least the version
 		}
-		if !ok {
+		if !pkgmgr.Satisfies(op, pyVersionCmp(ver, want)) {
 			return false
 		}
 	}

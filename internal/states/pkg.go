@@ -267,22 +267,7 @@ func fulfillsVersion(c *statemod.Call, installed []string, spec string, ignoreEp
 				continue
 			}
 			cmp := pkgCompare(c, iv, cd.v, ignoreEpoch || !strings.Contains(cd.v, ":"))
-			var hold bool
-			switch cd.op {
-			case "==":
-				hold = cmp == 0
-			case "!=":
-				hold = cmp != 0
-			case "<":
-				hold = cmp < 0
-			case "<=":
-				hold = cmp <= 0
-			case ">":
-				hold = cmp > 0
-			case ">=":
-				hold = cmp >= 0
-			}
-			if !hold {
+			if !pkgmgr.Satisfies(cd.op, cmp) {
 				ok = false
 				break
 			}

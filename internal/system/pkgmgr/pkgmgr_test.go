@@ -217,3 +217,23 @@ func TestFailureIsCommandError(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestSatisfies(t *testing.T) {
+	for _, tc := range []struct {
+		op   string
+		cmp  int
+		want bool
+	}{
+		{"==", 0, true}, {"==", 1, false},
+		{"!=", 0, false}, {"!=", -1, true},
+		{"<", -1, true}, {"<", 0, false},
+		{"<=", 0, true}, {"<=", 1, false},
+		{">", 1, true}, {">", 0, false},
+		{">=", 0, true}, {">=", -1, false},
+		{"=>", 0, false}, // not an operator
+	} {
+		if got := Satisfies(tc.op, tc.cmp); got != tc.want {
+			t.Errorf("Satisfies(%q, %d) = %v", tc.op, tc.cmp, got)
+		}
+	}
+}

@@ -350,3 +350,24 @@ func sign(c int) int {
 	}
 	return 0
 }
+
+// Satisfies reports whether a comparison result cmp (negative, zero or
+// positive, as CompareDebian returns) meets the operator op of a version
+// condition: ==, !=, <, <=, > or >=. An unknown operator is never met.
+func Satisfies(op string, cmp int) bool {
+	switch op {
+	case "==":
+		return cmp == 0
+	case "!=":
+		return cmp != 0
+	case "<":
+		return cmp < 0
+	case "<=":
+		return cmp <= 0
+	case ">":
+		return cmp > 0
+	case ">=":
+		return cmp >= 0
+	}
+	return false
+}

@@ -8,7 +8,8 @@ package modules
 import (
 	"context"
 	"errors"
-
+	"fmt"
+	"log/slog"
 	"regexp"
 	"sort"
 	"strings"
@@ -20,7 +21,7 @@ import (
 )
 
 func init() {
-	execmod.Register("pkg.install", pkgInstall, "Install name (or pkgs, a list of names or {name: version}) in one package manager call; returns {name: {old, new}} (refresh=False fromrepo=None version=None reinstall=False).")
+	execmod.Register("pkg.install", pkgInstall, "Install name (or pkgs, a list of names or {name: version}, or sources, a list of {name: package file or URL}) in one package manager call; returns {name: {old, new}} (refresh=False fromrepo=None version=None reinstall=False debconf=ANSWERS_FILE).")
 	execmod.Register("pkg.remove", pkgRemove, "Remove name or pkgs; returns {name: {old, new}}.")
 	execmod.Register("pkg.purge", pkgPurge, "Remove name or pkgs with their configuration; returns {removed: ..., installed: ...} on apt.")
 	execmod.Register("pkg.refresh_db", pkgRefreshDB, "Update the package metadata (apt-get update); on apt a mapping of each repository to True (new data), None (unchanged) or False (failed).")
@@ -150,19 +151,32 @@ func pkgInstall(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 	if err != nil {
 		return nil, err
 	}
-	if value.Truthy(v[6]) {
-		return nil, execmod.Errorf("pkg.install: installing from sources is not supported yet")
-	}
 	if value.Truthy(v[4]) {
-		return nil, execmod.Errorf("pkg.install: debconf is not supported yet")
+		// Salt's aptpkg loads the debconf answers first, whatever follows
+		if _, err := ctx.Call("debconf.set_file", []any{v[4]}, nil); err != nil {
+			return nil, err
+		}
+	}
+	var files []string
+	if value.Truthy(v[6]) {
+		files, err = pkgSourceFiles(ctx, v[0], v[5], v[6])
+		if err != nil {
+			return nil, err
+		}
+		if len(files) == 0 {
+			return value.NewMap(0), nil
+		}
 	}
 	version, _ := rest.Get("version")
-	targets, err := ParsePkgTargets(v[0], v[5], version)
-	if err != nil {
-		return nil, err
-	}
-	if len(targets) == 0 {
-		return value.NewMap(0), nil
+	var targets []PkgTarget
+	if files == nil {
+		targets, err = ParsePkgTargets(v[0], v[5], version)
+		if err != nil {
+			return nil, err
+		}
+		if len(targets) == 0 {
+			return value.NewMap(0), nil
+		}
 	}
 	m, err := PkgManager(ctx)
 	if err != nil {
@@ -203,6 +217,27 @@ func pkgInstall(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 		base.ExtraArgs = append(base.ExtraArgs, "--download-only")
 	}
 	var inst, down, re []pkgmgr.Target
+	fileNames := map[string]string{} // a package file's package, for reinstall's changes
+	for _, f := range files {
+		// as Salt: the file's name and version from its control data;
+		// without them it is installed as it is
+		name, ver, err := pkgFileInfo(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		fileNames[f] = name
+		cur := old[name]
+		switch {
+		case name == "" || cur == "":
+			inst = append(inst, pkgmgr.Target{Name: f})
+		case reinstall && m.Compare(ver, cur) == 0:
+			re = append(re, pkgmgr.Target{Name: f})
+		case m.Compare(ver, cur) >= 0:
+			inst = append(inst, pkgmgr.Target{Name: f})
+		default:
+			down = append(down, pkgmgr.Target{Name: f})
+		}
+	}
 	for _, t := range targets {
 		cur := old[t.Name]
 		switch {
@@ -258,8 +293,12 @@ func pkgInstall(ctx *execmod.Context, args []any, kwargs *value.Map) (any, error
 	nw := pkgInstalledStrings(newList)
 	changes := CompareDicts(old, nw)
 	for _, t := range re {
-		if !changes.Has(t.Name) {
-			changes.Set(t.Name, value.MapOf("old", old[t.Name], "new", nw[t.Name]))
+		name := t.Name
+		if n, isFile := fileNames[name]; isFile {
+			name = n
+		}
+		if !changes.Has(name) {
+			changes.Set(name, value.MapOf("old", old[name], "new", nw[name]))
 		}
 	}
 	if len(toUnhold) > 0 {
@@ -442,4 +481,44 @@ func pkgErrText(err error) string {
 		}
 	}
 	return err.Error()
+}
+
+// pkgSourceFiles is pkg_resource.parse_targets with sources: the local
+// paths of the package files (salt:// and remote ones cached first).
+func pkgSourceFiles(ctx *execmod.Context, name, pkgs, sources any) ([]string, error) {
+	res, err := ctx.Call("pkg_resource.parse_targets", []any{name, pkgs, sources}, nil)
+	if err != nil {
+		return nil, err
+	}
+	pair, _ := res.(*value.List)
+	if pair == nil || len(pair.Items) == 0 {
+		return []string{}, nil
+	}
+	paths, _ := pair.Items[0].(*value.List)
+	if paths == nil {
+		return []string{}, nil
+	}
+	out := make([]string, 0, len(paths.Items))
+	for _, p := range paths.Items {
+		out = append(out, execmod.String(p))
+	}
+	return out, nil
+}
+
+// pkgFileInfo is lowpkg.bin_pkg_info's name and version of a package
+// file: its error as it is (a missing file), "" when it returns nothing
+// (Salt logs that and installs the file as it is).
+func pkgFileInfo(ctx *execmod.Context, path string) (name, version string, err error) {
+	info, err := ctx.Call("lowpkg.bin_pkg_info", []any{path}, nil)
+	if err != nil {
+		return "", "", err
+	}
+	m, _ := info.(*value.Map)
+	if m == nil {
+		slog.Error(fmt.Sprintf("pkg.install: Unable to get deb information for %s. Version comparisons will be unavailable.", path))
+		return "", "", nil
+	}
+	n, _ := m.Get("name")
+	v, _ := m.Get("version")
+	return execmod.String(n), execmod.String(v), nil
 }

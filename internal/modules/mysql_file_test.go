@@ -3,6 +3,7 @@ package modules_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -101,26 +102,11 @@ func TestMySQLFileQueryAgainstSalt(t *testing.T) {
 				t.Errorf("%v:\n got %s\nwant %s", c.Argv, value.Repr(norm), value.Repr(want))
 			}
 		}
-		var after [][]string
-		for _, r := range srv.Query(t, "select id, name from fqdb.t1 order by id") {
-			after = append(after, []string{value.Str(r[0]), value.Str(r[1])})
-		}
-		if a, b := value.Repr(toAny(after)), value.Repr(toAny(c.After)); a != b {
+		after := srv.StringRows(t, "select id, name from fqdb.t1 order by id")
+		if a, b := fmt.Sprint(after), fmt.Sprint(c.After); a != b {
 			t.Errorf("%v: table afterwards %s, want %s", c.Argv, a, b)
 		}
 	}
-}
-
-func toAny(rows [][]string) *value.List {
-	out := value.NewList()
-	for _, r := range rows {
-		l := value.NewList()
-		for _, v := range r {
-			l.Append(v)
-		}
-		out.Append(l)
-	}
-	return out
 }
 
 // TestMySQLFreeSlaveReplica runs mysql.free_slave on a running replica of

@@ -53,9 +53,13 @@ func mysqlNativeHash(password string) string {
 
 func (m *myCall) cmpVersion(server, v string) int { return looseCmp(server, v, false) }
 
-// passwordColumn is Salt's __password_column: Password where mysql.user
-// has it, else authentication_string (cached in __context__).
-func (m *myCall) passwordColumn() (string, error) {
+// passwordColumn is the password_column argument when given, else
+// Salt's __password_column: Password where mysql.user has it, else
+// authentication_string (cached in __context__).
+func (m *myCall) passwordColumn(given any) (string, error) {
+	if s := execmod.String(given); s != "" {
+		return s, nil
+	}
 	if v, ok := m.ctx.Cache().Get("mysql.password_column").(string); ok {
 		return v, nil
 	}
@@ -140,11 +144,9 @@ func (m *myCall) userExists(u userArgs) (bool, error) {
 		return false, nil
 	}
 	defer c.Close()
-	col := execmod.String(u.passColumn)
-	if col == "" {
-		if col, err = m.passwordColumn(); err != nil {
-			return false, err
-		}
+	col, err := m.passwordColumn(u.passColumn)
+	if err != nil {
+		return false, err
 	}
 	plugin, err := m.authPlugin(user, host)
 	if err != nil {
@@ -247,11 +249,9 @@ func myUserCreate(ctx *execmod.Context, args []any, kwargs *value.Map) (any, err
 		return false, nil
 	}
 	defer c.Close()
-	col := execmod.String(a["password_column"])
-	if col == "" {
-		if col, err = m.passwordColumn(); err != nil {
-			return false, err
-		}
+	col, err := m.passwordColumn(a["password_column"])
+	if err != nil {
+		return false, err
 	}
 	mariadb := strings.Contains(server, "MariaDB")
 	modern := !mariadb && m.cmpVersion(server, "8.0.11") >= 0
@@ -321,11 +321,9 @@ func myUserChpass(ctx *execmod.Context, args []any, kwargs *value.Map) (any, err
 		return false, nil
 	}
 	defer c.Close()
-	col := execmod.String(a["password_column"])
-	if col == "" {
-		if col, err = m.passwordColumn(); err != nil {
-			return false, err
-		}
+	col, err := m.passwordColumn(a["password_column"])
+	if err != nil {
+		return false, err
 	}
 	plugin, err := m.authPlugin(user, host)
 	if err != nil {

@@ -2,6 +2,7 @@ package states_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -88,24 +89,9 @@ func TestMySQLQueryFileStates(t *testing.T) {
 				t.Errorf("%s: %s = %q, want %q", g.ID, f, b, want)
 			}
 		}
-		var after [][]string
-		for _, r := range srv.Query(t, "select id, name from fqdb.t1 order by id") {
-			after = append(after, []string{value.Str(r[0]), value.Str(r[1])})
-		}
-		if a, b := value.Repr(rowsList(after)), value.Repr(rowsList(g.After)); a != b {
-			t.Errorf("%s: table afterwards %s, want %s", g.ID, a, b)
+		after := srv.StringRows(t, "select id, name from fqdb.t1 order by id")
+		if a, b := fmt.Sprint(after), fmt.Sprint(g.After); a != b {
+			t.Errorf("%v: table afterwards %s, want %s", g.ID, a, b)
 		}
 	}
-}
-
-func rowsList(rows [][]string) *value.List {
-	out := value.NewList()
-	for _, r := range rows {
-		l := value.NewList()
-		for _, v := range r {
-			l.Append(v)
-		}
-		out.Append(l)
-	}
-	return out
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"brine/internal/system/mysqlconn"
+	"brine/internal/value"
 )
 
 // Server is a running server, reached over Socket as root.
@@ -191,4 +192,19 @@ func (s *Server) Query(t testing.TB, q string, args ...any) [][]any {
 		t.Fatal(err)
 	}
 	return res.Rows
+}
+
+// StringRows is Query with every value as its string, for comparing a
+// table's contents with a golden.
+func (s *Server) StringRows(t testing.TB, q string, args ...any) [][]string {
+	t.Helper()
+	var out [][]string
+	for _, r := range s.Query(t, q, args...) {
+		row := make([]string, len(r))
+		for i, v := range r {
+			row[i] = value.Str(v)
+		}
+		out = append(out, row)
+	}
+	return out
 }
